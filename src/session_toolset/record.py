@@ -1,0 +1,104 @@
+"""``CapabilityRecord``: one cataloged tool (SPEC.md §2).
+
+A record is a value: its schema digest is computed once, at construction, from a private deep
+copy of the schema, so nothing a caller does to its own JSON afterwards can make the record's
+digest and schema disagree.  The implementation *factory* is stored but never called here: only
+the execution gate calls it, after every check passed (SPEC.md §4 step 5).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Final
+
+from .digest import SchemaDigest
+from .json_value import JsonValue, validate_json_value
+from .source import CapabilitySource, SourceTrust, TrustProvenance, source_trust
+from .tool_id import ToolId
+
+__all__ = [
+    "SUMMARY_MAX_BYTES",
+    "TAGS_MAX",
+    "TAG_MAX_BYTES",
+    "CapabilityRecord",
+    "ToolFactory",
+    "bound_utf8",
+]
+
+SUMMARY_MAX_BYTES: Final = 256
+TAGS_MAX: Final = 8
+TAG_MAX_BYTES: Final = 32
+
+#: Produces a tool's implementation.  Called by the execution gate only, once per authorization.
+ToolFactory = Callable[[], object]
+
+
+def bound_utf8(text: str, limit: int) -> str:
+    """The longest prefix of ``text`` of at most ``limit`` UTF-8 bytes, on a character boundary."""
+    raw = text.encode("utf-8", "surrogatepass")
+    if len(raw) <= limit:
+        return text
+    return raw[:limit].decode("utf-8", "ignore")
+
+
+def _no_implementation() -> object:
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class CapabilityRecord:
+    """An immutable catalog entry.  Build it with :meth:`new`, which bounds and digests."""
+
+    id: ToolId
+    source: CapabilitySource
+    provenance: TrustProvenance
+    schema_digest: SchemaDigest
+    summary: str
+    tags: tuple[str, ...]
+    runtime_name: str
+    factory: ToolFactory = field(compare=False, repr=False)
+    _schema: JsonValue = field(compare=False, repr=False)
+
+    @classmethod
+    def new(
+        cls,
+        id: ToolId,
+        source: CapabilitySource,
+        provenance: TrustProvenance,
+        schema: JsonValue,
+        *,
+        summary: str = "",
+        tags: Iterable[str] = (),
+        runtime_name: str | None = None,
+        factory: ToolFactory = _no_implementation,
+    ) -> CapabilityRecord:
+        """Build a record: bound the summary and tags, copy the schema and digest it.
+
+        ``runtime_name`` is the name the live tool registry knows the tool by (it defaults to
+        the id text); it feeds wire-name aliases, never the identity.
+        """
+        owned = copy.deepcopy(validate_json_value(schema))
+        kept_tags = tuple(bound_utf8(tag, TAG_MAX_BYTES) for tag in list(tags)[:TAGS_MAX])
+        return cls(
+            id=id,
+            source=source,
+            provenance=provenance,
+            schema_digest=SchemaDigest.of(owned),
+            summary=bound_utf8(summary, SUMMARY_MAX_BYTES),
+            tags=kept_tags,
+            runtime_name=id.text if runtime_name is None else runtime_name,
+            factory=factory,
+            _schema=owned,
+        )
+
+    @property
+    def schema(self) -> JsonValue:
+        """A copy of the schema (the record's own copy must stay equal to its digest)."""
+        return copy.deepcopy(self._schema)
+
+    @property
+    def trust(self) -> SourceTrust:
+        """SPEC.md §2 source trust of this record."""
+        return source_trust(self.source, self.provenance)
