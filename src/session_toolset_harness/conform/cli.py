@@ -1,0 +1,282 @@
+"""``session-toolset conform``: command-line front end of the conformance runner.
+
+``main(argv)`` never raises and never prints a traceback: usage problems (bad flags, unreadable
+files, an adapter that cannot start) are one line on stderr and exit status 2; a run where any
+vector failed or errored exits 1; only a clean run exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import NoReturn
+
+from session_toolset_harness.conform import coverage, jsonreport, junit, report, skips, vectors
+from session_toolset_harness.conform.client import AdapterStartError
+from session_toolset_harness.conform.jsonio import truncate
+from session_toolset_harness.conform.results import RunResult, Status
+from session_toolset_harness.conform.runner import Runner, RunOptions
+from session_toolset_harness.conform.validate import validate_all
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+PROG = "session-toolset conform"
+
+
+class UsageError(Exception):
+    """Anything that makes the requested run impossible: reported in one line, exit 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description="Run PROTOCOL.md conformance vectors against an adapter command.",
+        epilog="Exit status: 0 nothing unexpected, 1 a vector failed or errored, 2 usage error.",
+    )
+    parser.add_argument(
+        "--adapter",
+        metavar="CMD",
+        help="adapter command, split like a shell would (default: the reference adapter, "
+        "'python -m session_toolset.adapter' with this interpreter)",
+    )
+    parser.add_argument(
+        "--vectors",
+        metavar="PATH",
+        nargs="+",
+        action="extend",
+        type=Path,
+        help="vector files or directories (recursive *.json); default: the packaged corpus",
+    )
+    parser.add_argument(
+        "-k", metavar="PATTERN", dest="pattern", help="only vectors whose id contains PATTERN"
+    )
+    parser.add_argument(
+        "--skip",
+        metavar="FILE",
+        type=Path,
+        help="skip file: one id or glob per line, optional reason",
+    )
+    parser.add_argument(
+        "--skip-must-fail",
+        action="store_true",
+        help="run skipped vectors anyway; one that passes is an error (stale skip entry)",
+    )
+    parser.add_argument(
+        "--emit-known-failures",
+        metavar="FILE",
+        type=Path,
+        help="write failed, errored and still-skipped vector ids in the skip-file format",
+    )
+    parser.add_argument("--junit", metavar="FILE", type=Path, help="write a JUnit XML report")
+    parser.add_argument("--json", metavar="FILE", type=Path, help="write a JSON report")
+    parser.add_argument(
+        "--validate",
+        action="store_true",
+        help="validate the vector files against the schemas and exit; runs no adapter",
+    )
+    parser.add_argument(
+        "--strict-replies",
+        action="store_true",
+        help="validate every adapter reply against reply.schema.json; a violation fails the step",
+    )
+    parser.add_argument(
+        "--coverage", action="store_true", help="print vectors per (op, outcome) and codes at zero"
+    )
+    parser.add_argument(
+        "--require-full-coverage",
+        action="store_true",
+        help="like --coverage, and exit 1 if a reachable known error code stands at zero",
+    )
+    parser.add_argument(
+        "--timeout",
+        metavar="SECONDS",
+        type=_positive_seconds,
+        default=10.0,
+        help="per-request reply timeout (default: 10)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="print only failures and the summary")
+    return parser
+
+
+def default_adapter() -> list[str]:
+    return [sys.executable, "-m", "session_toolset.adapter"]
+
+
+def packaged_vectors(location: object = None) -> Path:
+    """The corpus shipped in ``session_toolset_harness/vectors/``; a usage error if absent."""
+    if location is None:
+        location = resources.files("session_toolset_harness") / "vectors"
+    if not isinstance(location, Path) or not location.is_dir():
+        raise UsageError(
+            "the packaged vector corpus (session_toolset_harness/vectors/) is missing; "
+            "pass --vectors PATH"
+        )
+    if not any(location.rglob("*.json")):
+        raise UsageError(f"the packaged vector corpus at {location} is empty; pass --vectors PATH")
+    return location
+
+
+def _candidates(args: argparse.Namespace) -> list[vectors.Candidate]:
+    paths: list[Path] = args.vectors or [packaged_vectors()]
+    try:
+        return vectors.discover(paths)
+    except vectors.VectorPathError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def _adapter_argv(args: argparse.Namespace) -> tuple[str, ...]:
+    if args.adapter is None:
+        return tuple(default_adapter())
+    try:
+        argv = shlex.split(args.adapter)
+    except ValueError as exc:
+        raise UsageError(f"cannot parse --adapter: {exc}") from exc
+    if not argv:
+        raise UsageError("--adapter is empty")
+    return tuple(argv)
+
+
+def _validate(args: argparse.Namespace) -> int:
+    verdicts = validate_all(_candidates(args))
+    valid = invalid = skipped = 0
+    for verdict in verdicts:
+        if verdict.not_a_vector:
+            skipped += 1
+            if not args.quiet:
+                print(f"SKIP {verdict.path}  (not a vector file)")
+        elif verdict.valid:
+            valid += 1
+            if not args.quiet:
+                print(f"OK {verdict.path}")
+        else:
+            invalid += 1
+            print(f"INVALID {verdict.path}")
+            for problem in verdict.problems[:20]:
+                print(f"  {truncate(problem, 300)}")
+            if len(verdict.problems) > 20:
+                print(f"  ... and {len(verdict.problems) - 20} more problems")
+    print(f"{valid} valid, {invalid} invalid, {skipped} skipped")
+    status = EXIT_OK if invalid == 0 else EXIT_FAILED
+    return _coverage(args, coverage.compute(v.hits for v in verdicts), status)
+
+
+def _coverage(args: argparse.Namespace, found: coverage.Coverage, status: int) -> int:
+    if not (args.coverage or args.require_full_coverage):
+        return status
+    print(coverage.render(found), end="")
+    if args.require_full_coverage and found.missing():
+        print(f"{PROG}: {len(found.missing())} reachable error codes are covered by no vector")
+        return max(status, EXIT_FAILED)
+    return status
+
+
+def _known_failures(run: RunResult) -> list[tuple[str, str]]:
+    """Failed and errored vectors, plus vectors a skip entry still legitimately covers."""
+    entries: list[tuple[str, str]] = []
+    for result in run.results:
+        if result.stale_skip:
+            continue
+        if result.status in (Status.FAILED, Status.ERRORED):
+            entries.append((result.id, f"{result.status.value}: {result.reason}"[:300]))
+        elif result.status is Status.SKIPPED and result.skip_reason is not None:
+            entries.append((result.id, result.skip_reason))
+    return entries
+
+
+def _write_outputs(args: argparse.Namespace, run: RunResult) -> None:
+    try:
+        if args.json is not None:
+            jsonreport.write(run, args.json)
+        if args.junit is not None:
+            junit.write(run, args.junit)
+        if args.emit_known_failures is not None:
+            header = (
+                f"Known failures written by {PROG} ({jsonreport.tool_version()}).\n"
+                "Format: vector id or glob, whitespace, reason. Use with --skip."
+            )
+            text = skips.render(_known_failures(run), header)
+            args.emit_known_failures.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write report: {exc}") from exc
+
+
+def _run(args: argparse.Namespace) -> int:
+    adapter = _adapter_argv(args)
+    rules: tuple[skips.SkipRule, ...] = ()
+    if args.skip is not None:
+        try:
+            rules = tuple(skips.read(args.skip))
+        except skips.SkipFileError as exc:
+            raise UsageError(str(exc)) from exc
+    items = vectors.load_all(_candidates(args))
+    if args.pattern is not None:
+        items = [
+            item
+            for item in items
+            if not isinstance(item, vectors.Vector) or args.pattern in item.id
+        ]
+        if not any(isinstance(item, vectors.Vector) for item in items):
+            raise UsageError(f"no vector id contains {args.pattern!r}")
+    if not items:
+        raise UsageError("no vector files found")
+    console = report.ConsoleReporter(sys.stdout, terminal=sys.stdout.isatty(), quiet=args.quiet)
+    options = RunOptions(
+        adapter=adapter,
+        timeout=args.timeout,
+        strict_replies=args.strict_replies,
+        skip_rules=rules,
+        skip_must_fail=args.skip_must_fail,
+        on_result=console.on_result,
+    )
+    try:
+        run = Runner(options).run(items)
+    except AdapterStartError as exc:
+        raise UsageError(str(exc)) from exc
+    status = EXIT_OK if run.ok else EXIT_FAILED
+    # Coverage comes before the failure details so the summary line stays the last line.
+    status = _coverage(args, coverage.compute(r.hits for r in run.results), status)
+    console.finish(run)
+    _write_outputs(args, run)
+    return status
+
+
+def main(argv: list[str]) -> int:
+    """Entry point for ``session-toolset conform``; ``argv`` excludes the word ``conform``."""
+    try:
+        args = build_parser().parse_args(argv)
+    except UsageError as exc:
+        print(f"{PROG}: error: {exc} (see --help)", file=sys.stderr)
+        return EXIT_USAGE
+    except SystemExit as exc:  # --help and --version print and exit through argparse
+        return exc.code if isinstance(exc.code, int) else EXIT_OK
+    try:
+        return _validate(args) if args.validate else _run(args)
+    except UsageError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

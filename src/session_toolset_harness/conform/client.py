@@ -1,0 +1,251 @@
+"""The protocol client: one adapter child process, one request line, exactly one reply line.
+
+Replies are read by a daemon thread into a queue so that every request can wait with a timeout
+(a liveness guard: a hung adapter must not hang CI). A second thread drains stderr into a bounded
+tail kept for failure reports, so a chatty adapter never blocks on a full stderr pipe. Anything
+other than one JSON object per request — EOF, a crash, a timeout, bytes that are not UTF-8 JSON,
+a JSON value that is not an object — is an ``ExchangeError``; the runner then discards the process
+and starts a fresh one for the next vector.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import subprocess
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import IO, Final
+
+from session_toolset_harness.conform.jsonio import (
+    JsonTextError,
+    encode_line,
+    parse_strict,
+    truncate,
+)
+
+STDERR_TAIL_BYTES: Final = 4096
+MAX_REPLY_BYTES: Final = 16 * 1024 * 1024
+EXIT_GRACE_SECONDS: Final = 2.0
+
+
+@dataclass(frozen=True)
+class ExchangeError:
+    """Why no usable reply arrived: ``kind`` is crash, timeout, invalid-json, not-object, ..."""
+
+    kind: str
+    message: str
+    raw: str | None = None
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A reply line parsed into a JSON object."""
+
+    value: dict[str, object]
+    raw: str
+
+
+class AdapterStartError(Exception):
+    """The adapter command cannot be started at all (missing executable, permissions)."""
+
+
+class _Eof:
+    pass
+
+
+class _TooLong:
+    pass
+
+
+_Item = bytes | _Eof | _TooLong
+
+
+class StderrTail:
+    """The last few KiB an adapter wrote to stderr, read continuously in a thread."""
+
+    def __init__(self, limit: int = STDERR_TAIL_BYTES) -> None:
+        self._limit = limit
+        self._data = bytearray()
+        self._lock = threading.Lock()
+
+    def feed(self, chunk: bytes) -> None:
+        with self._lock:
+            self._data.extend(chunk)
+            if len(self._data) > self._limit:
+                del self._data[: len(self._data) - self._limit]
+
+    def text(self) -> str:
+        with self._lock:
+            return self._data.decode("utf-8", errors="replace")
+
+
+def _pump_stdout(stream: IO[bytes], sink: queue.Queue[_Item]) -> None:
+    # Only this thread closes the stream: closing it from the main thread while a read is in
+    # flight lets the fd number be reused by the next adapter's pipe and bytes get stolen.
+    try:
+        while True:
+            line = stream.readline(MAX_REPLY_BYTES + 1)
+            if not line:
+                break
+            if len(line) > MAX_REPLY_BYTES and not line.endswith(b"\n"):
+                sink.put(_TooLong())
+                return
+            sink.put(line)
+    except (OSError, ValueError):
+        pass
+    finally:
+        with contextlib.suppress(OSError):
+            stream.close()
+    sink.put(_Eof())
+
+
+def _pump_stderr(stream: IO[bytes], tail: StderrTail) -> None:
+    try:
+        with contextlib.suppress(OSError, ValueError):
+            while True:
+                chunk = stream.read(4096)
+                if not chunk:
+                    return
+                tail.feed(chunk)
+    finally:
+        with contextlib.suppress(OSError):
+            stream.close()
+
+
+class AdapterProcess:
+    """A running adapter. Not thread-safe: one runner drives one process."""
+
+    def __init__(self, argv: Sequence[str]) -> None:
+        try:
+            self._proc = subprocess.Popen(
+                list(argv),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                bufsize=0,
+            )
+        except (OSError, ValueError) as exc:
+            raise AdapterStartError(f"cannot start adapter {list(argv)!r}: {exc}") from exc
+        self._lines: queue.Queue[_Item] = queue.Queue()
+        self.stderr = StderrTail()
+        assert self._proc.stdout is not None and self._proc.stderr is not None
+        self._stdout_thread = threading.Thread(
+            target=_pump_stdout, args=(self._proc.stdout, self._lines), daemon=True
+        )
+        self._stdout_thread.start()
+        self._stderr_thread = threading.Thread(
+            target=_pump_stderr, args=(self._proc.stderr, self.stderr), daemon=True
+        )
+        self._stderr_thread.start()
+        self._dead = False
+
+    def stderr_text(self) -> str:
+        """The stderr tail; once the process is gone, first let the reader catch up with it."""
+        if self._proc.poll() is not None:
+            self._stderr_thread.join(timeout=1.0)
+        return self.stderr.text()
+
+    def pending_line(self) -> ExchangeError | None:
+        """An unsolicited line already waiting (a reply nobody asked for), if any."""
+        try:
+            item = self._lines.get_nowait()
+        except queue.Empty:
+            return None
+        if isinstance(item, bytes):
+            return ExchangeError(
+                "extra-reply", "adapter wrote a reply line nobody asked for", _show(item)
+            )
+        self._lines.put(item)  # EOF stays visible to the next exchange
+        return None
+
+    def exchange(self, request: object, timeout: float) -> Reply | ExchangeError:
+        """Send one request line and wait up to ``timeout`` seconds for one reply line."""
+        extra = self.pending_line()
+        if extra is not None:
+            return extra
+        stdin = self._proc.stdin
+        assert stdin is not None
+        try:
+            stdin.write(encode_line(request))
+            stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            return self._crashed("adapter closed its stdin (crashed?) before the request was sent")
+        try:
+            item = self._lines.get(timeout=timeout)
+        except queue.Empty:
+            self.kill()
+            return ExchangeError("timeout", f"no reply within {timeout:g} s (adapter killed)")
+        if isinstance(item, _Eof):
+            return self._crashed("adapter closed stdout without replying")
+        if isinstance(item, _TooLong):
+            self.kill()
+            return ExchangeError("too-long", f"reply line longer than {MAX_REPLY_BYTES} bytes")
+        return _parse_reply(item)
+
+    def _crashed(self, message: str) -> ExchangeError:
+        status = self._wait(EXIT_GRACE_SECONDS)
+        self._dead = True
+        suffix = "" if status is None else f" (exit status {status})"
+        return ExchangeError("crash", message + suffix)
+
+    def _wait(self, timeout: float) -> int | None:
+        try:
+            return self._proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def kill(self) -> None:
+        """Stop the process now; used after any error so the next vector gets a fresh one."""
+        if self._proc.poll() is None:
+            with contextlib.suppress(OSError):
+                self._proc.kill()
+        self._wait(EXIT_GRACE_SECONDS)
+        self._stderr_thread.join(timeout=1.0)
+        self._close_pipes()
+        self._dead = True
+
+    def close(self) -> int | None:
+        """Close stdin (the protocol's EOF) and return the exit status, killing on a hang."""
+        if self._proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                self._proc.stdin.close()
+        status = self._wait(EXIT_GRACE_SECONDS)
+        if status is None:
+            self.kill()
+            return None
+        self._close_pipes()
+        self._dead = True
+        return status
+
+    def _close_pipes(self) -> None:
+        """Close our end of stdin; the reader threads close stdout and stderr themselves."""
+        if self._proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                self._proc.stdin.close()
+        self._stdout_thread.join(timeout=1.0)
+        self._stderr_thread.join(timeout=1.0)
+
+    @property
+    def alive(self) -> bool:
+        return not self._dead and self._proc.poll() is None
+
+
+def _show(raw: bytes) -> str:
+    return truncate(raw.decode("utf-8", errors="replace").rstrip("\n"))
+
+
+def _parse_reply(raw: bytes) -> Reply | ExchangeError:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return ExchangeError("invalid-utf8", f"reply is not UTF-8: {exc}", _show(raw))
+    line = text.rstrip("\n")
+    try:
+        value = parse_strict(line)
+    except JsonTextError as exc:
+        return ExchangeError("invalid-json", f"reply is not JSON: {exc}", truncate(line))
+    if not isinstance(value, dict):
+        return ExchangeError("not-object", "reply is JSON but not an object", truncate(line))
+    return Reply(value, line)

@@ -1,0 +1,81 @@
+"""JSON text in and out, with the strictness the protocol needs.
+
+Python's ``json`` already keeps ``1.0`` a float and big integers exact, which the subset rule and
+u64 generations rely on; what it adds on top of JSON (``NaN``, ``Infinity``) is refused here so an
+adapter cannot pass by printing something that is not JSON. Display helpers bound every rendering
+so a 64 KiB wire name cannot flood a failure report.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Final
+
+DISPLAY_LIMIT: Final = 2048
+
+
+class JsonTextError(ValueError):
+    """The text is not one strict JSON value."""
+
+
+def _refuse_constant(name: str) -> object:
+    raise JsonTextError(f"{name} is not JSON")
+
+
+def parse_strict(text: str) -> object:
+    """Parse one JSON value, refusing the non-standard constants NaN and ±Infinity."""
+    try:
+        return json.loads(text, parse_constant=_refuse_constant)
+    except JsonTextError:
+        raise
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise JsonTextError(str(exc)) from exc
+
+
+def encode_line(value: object) -> bytes:
+    """One request line: compact JSON, raw UTF-8 where possible, newline-terminated.
+
+    Raw UTF-8 (rather than ``\\u`` escapes) exercises the adapter's UTF-8 handling; a string with a
+    lone surrogate cannot be UTF-8, so it falls back to ASCII escapes for that line.
+    """
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        data = json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+    return data + b"\n"
+
+
+def render(value: object, limit: int = DISPLAY_LIMIT) -> str:
+    """Compact JSON for humans, cut to ``limit`` characters with a marker saying how much."""
+    try:
+        text = json.dumps(value, ensure_ascii=True, separators=(",", ":"), sort_keys=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return truncate(text, limit)
+
+
+def truncate(text: str, limit: int = DISPLAY_LIMIT) -> str:
+    """Cut ``text`` to at most ``limit`` characters, saying how many were dropped."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit} more characters)"
+
+
+def json_type(value: object) -> str:
+    """The JSON type name of a parsed value; bool is checked before int because bool is an int."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__

@@ -1,0 +1,73 @@
+"""The machine-readable ``--json`` report.
+
+Carries everything the console shows, unabridged except for the adapter's stderr tail (already
+bounded), so a CI job can post-process failures without parsing text.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import metadata
+from pathlib import Path
+
+from session_toolset_harness.conform.results import RunResult, Status, StepFailure, VectorResult
+from session_toolset_harness.conform.vectors import PROTOCOL_VERSION
+
+REPORT_FORMAT = 1
+
+
+def tool_version() -> str:
+    """The installed distribution version, or ``unknown`` when running from a bare checkout."""
+    try:
+        return metadata.version("session-toolset")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _failure(failure: StepFailure) -> dict[str, object]:
+    return {
+        "step": failure.index,
+        "message": failure.message,
+        "path": failure.path,
+        "request": failure.request,
+        "expected": failure.expected,
+        "reply": failure.reply,
+        "raw_reply": failure.raw_reply,
+        "stderr_tail": failure.stderr_tail,
+    }
+
+
+def _vector(result: VectorResult) -> dict[str, object]:
+    return {
+        "id": result.id,
+        "path": result.path,
+        "status": result.status.value,
+        "seconds": round(result.seconds, 6),
+        "reason": result.reason,
+        "steps_run": result.steps_run,
+        "failure": None if result.failure is None else _failure(result.failure),
+    }
+
+
+def build(run: RunResult) -> dict[str, object]:
+    """The report as a JSON-ready dict."""
+    counts = run.counts()
+    return {
+        "report_format": REPORT_FORMAT,
+        "tool": "session-toolset conform",
+        "version": tool_version(),
+        "protocol": PROTOCOL_VERSION,
+        "adapter": list(run.adapter),
+        "seconds": round(run.seconds, 6),
+        "requests": run.requests,
+        "summary": {status.value: counts[status] for status in Status},
+        "ok": run.ok,
+        "adapter_problems": list(run.adapter_problems),
+        "vectors": [_vector(r) for r in run.results],
+    }
+
+
+def write(run: RunResult, path: Path) -> None:
+    """Write the report; OSError propagates to the CLI, which turns it into exit status 2."""
+    text = json.dumps(build(run), indent=2, ensure_ascii=True)
+    path.write_text(text + "\n", encoding="utf-8")

@@ -1,0 +1,100 @@
+"""Console output: live progress, failure details, and the one summary line.
+
+On a terminal each vector prints one character as it finishes (like pytest); otherwise each prints
+one plain line (``PASS id``) that a CI log can grep. ``--quiet`` keeps only the failure details and
+the summary. Everything shown is bounded (``jsonio.DISPLAY_LIMIT``) so hostile 64 KiB requests do
+not drown the report.
+"""
+
+from __future__ import annotations
+
+from typing import Final, TextIO
+
+from session_toolset_harness.conform.jsonio import render, truncate
+from session_toolset_harness.conform.results import RunResult, Status, VectorResult, summary_line
+
+PROGRESS_CHAR: Final = {
+    Status.PASSED: ".",
+    Status.FAILED: "F",
+    Status.SKIPPED: "s",
+    Status.ERRORED: "E",
+}
+LABEL: Final = {
+    Status.PASSED: "PASS",
+    Status.FAILED: "FAIL",
+    Status.SKIPPED: "SKIP",
+    Status.ERRORED: "ERROR",
+}
+PROGRESS_WIDTH: Final = 80
+
+
+class ConsoleReporter:
+    """Writes progress while vectors run and the failure report at the end."""
+
+    def __init__(self, stream: TextIO, *, terminal: bool, quiet: bool) -> None:
+        self._stream = stream
+        self._terminal = terminal and not quiet
+        self._quiet = quiet
+        self._column = 0
+
+    def on_result(self, result: VectorResult) -> None:
+        if self._quiet:
+            return
+        if self._terminal:
+            self._stream.write(PROGRESS_CHAR[result.status])
+            self._column += 1
+            if self._column >= PROGRESS_WIDTH:
+                self._stream.write("\n")
+                self._column = 0
+        else:
+            self._stream.write(plain_line(result) + "\n")
+        self._stream.flush()
+
+    def finish(self, run: RunResult) -> None:
+        if self._terminal and self._column:
+            self._stream.write("\n")
+        for result in run.results:
+            if result.status in (Status.FAILED, Status.ERRORED):
+                self._stream.write("\n" + failure_block(result))
+        for problem in run.adapter_problems:
+            self._stream.write(f"\nADAPTER {problem}\n")
+        self._stream.write("\n" + summary_line(run) + "\n")
+        self._stream.flush()
+
+
+def plain_line(result: VectorResult) -> str:
+    """``LABEL id`` plus a one-line reason for anything but a pass."""
+    line = f"{LABEL[result.status]} {result.id}"
+    if result.reason:
+        line += f"  ({truncate(' '.join(result.reason.split()), 200)})"
+    return line
+
+
+def failure_block(result: VectorResult) -> str:
+    """The multi-line explanation of one failed or errored vector."""
+    title = f"{LABEL[result.status]} {result.id}"
+    lines = [f"{'_' * 8} {title} {'_' * 8}", f"file: {result.path}"]
+    failure = result.failure
+    if failure is None:
+        lines.append(result.reason)
+        return "\n".join(lines) + "\n"
+    lines.append(f"step {failure.index}: {failure.message}")
+    lines.append(f"  request:  {render(failure.request)}")
+    lines.append(f"  expected: {render(failure.expected)}")
+    if failure.reply is not None:
+        lines.append(f"  reply:    {render(failure.reply)}")
+    elif failure.raw_reply is not None:
+        lines.append(f"  raw line: {truncate(failure.raw_reply)}")
+    else:
+        lines.append("  reply:    (none)")
+    if failure.path is not None:
+        lines.append(f"  first difference at: {failure.path}")
+    if (
+        result.status is Status.SKIPPED
+        or result.reason != f"step {failure.index}: {failure.message}"
+    ):
+        lines.append(f"  status reason: {result.reason}")
+    if failure.stderr_tail.strip():
+        lines.append("  adapter stderr (tail):")
+        lines.extend(f"    {line}" for line in failure.stderr_tail.rstrip("\n").splitlines())
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,90 @@
+"""The typed outcome of a run, shared by the console, JSON, JUnit and coverage renderers."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Status(str, Enum):
+    """Per-vector status. ``errored`` means no trustworthy reply (crash, timeout, bad file...)."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+    ERRORED = "errored"
+
+
+@dataclass(frozen=True)
+class StepFailure:
+    """What went wrong at one step: enough to reproduce it by hand."""
+
+    index: int
+    request: object
+    expected: object
+    reply: object | None
+    path: str | None
+    message: str
+    raw_reply: str | None = None
+    stderr_tail: str = ""
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One step's (op, outcome) observation, for coverage: outcome is ``ok`` or the error code."""
+
+    op: str
+    outcome: str
+
+
+@dataclass(frozen=True)
+class VectorResult:
+    """The outcome of one vector (or of one file that could not be used as a vector)."""
+
+    id: str
+    path: str
+    status: Status
+    seconds: float = 0.0
+    reason: str = ""
+    failure: StepFailure | None = None
+    hits: tuple[Hit, ...] = ()
+    steps_run: int = 0
+    skip_reason: str | None = None
+    """The skip-file reason when a skip entry matched this vector (kept for known-failures)."""
+    stale_skip: bool = False
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """All vector results plus problems that belong to no single vector."""
+
+    adapter: tuple[str, ...]
+    results: tuple[VectorResult, ...]
+    seconds: float
+    adapter_problems: tuple[str, ...] = field(default=())
+
+    def counts(self) -> Counter[Status]:
+        return Counter(r.status for r in self.results)
+
+    @property
+    def requests(self) -> int:
+        return sum(r.steps_run for r in self.results)
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing unexpected happened: the only condition for exit status 0."""
+        counts = self.counts()
+        return (
+            counts[Status.FAILED] == 0 and counts[Status.ERRORED] == 0 and not self.adapter_problems
+        )
+
+
+def summary_line(run: RunResult) -> str:
+    """The one summary line CI parses; keep 'N passed, N failed' first and in this order."""
+    counts = run.counts()
+    return (
+        f"{counts[Status.PASSED]} passed, {counts[Status.FAILED]} failed, "
+        f"{counts[Status.SKIPPED]} skipped, {counts[Status.ERRORED]} errored "
+        f"in {run.seconds:.2f} s"
+    )

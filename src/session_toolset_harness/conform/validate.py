@@ -1,0 +1,103 @@
+"""``conform --validate``: check vector files without running any adapter.
+
+Each file is validated against vector.schema.json, then each step's ``send`` against
+request.schema.json — except steps that expect ``"error": "Protocol"``, because hostile vectors
+send invalid requests on purpose — and each ``expect.error`` must be a code SPEC.md names (a typo
+there would make a vector fail against every implementation). Vector ids must be unique.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from session_toolset_harness.conform import codes, schemas
+from session_toolset_harness.conform.coverage import expected_hits
+from session_toolset_harness.conform.matcher import child_path
+from session_toolset_harness.conform.results import Hit
+from session_toolset_harness.conform.vectors import Candidate, LoadProblem, read_document
+
+
+@dataclass(frozen=True)
+class FileValidation:
+    """The verdict on one file."""
+
+    path: str
+    vector_id: str | None
+    problems: tuple[str, ...]
+    not_a_vector: bool = False
+    hits: tuple[Hit, ...] = ()
+
+    @property
+    def valid(self) -> bool:
+        return not self.problems
+
+
+def _step_problems(document: dict[str, object]) -> list[str]:
+    problems: list[str] = []
+    steps = document.get("steps")
+    if not isinstance(steps, list):
+        return problems
+    for index, step in enumerate(steps):
+        if not isinstance(step, dict) or not isinstance(step.get("expect"), dict):
+            continue
+        expect: dict[str, object] = step["expect"]
+        where = child_path(child_path("$.steps", index), "send")
+        error = expect.get("error")
+        if isinstance(error, str) and not codes.is_known(error):
+            problems.append(f"$.steps[{index}].expect.error: unknown error code {error!r}")
+        if error == codes.PROTOCOL_CODE:
+            continue
+        for found in schemas.validate_request(step.get("send")):
+            problems.append(f"{where}{found.path[1:]}: {found.message}")
+    return problems
+
+
+def validate_file(candidate: Candidate) -> FileValidation:
+    """Validate one candidate file."""
+    document = read_document(candidate)
+    path = str(candidate.path)
+    if isinstance(document, LoadProblem):
+        return FileValidation(path, None, (document.message,), document.not_a_vector)
+    problems = [str(p) for p in schemas.validate_vector(document)]
+    if isinstance(document, dict):
+        problems.extend(_step_problems(document))
+        vector_id = document.get("id")
+        steps = document.get("steps")
+        pairs = (
+            [
+                (s.get("send"), s["expect"])
+                for s in steps
+                if isinstance(s, dict) and isinstance(s.get("expect"), dict)
+            ]
+            if isinstance(steps, list)
+            else []
+        )
+        return FileValidation(
+            path,
+            vector_id if isinstance(vector_id, str) else None,
+            tuple(problems),
+            hits=expected_hits(pairs),
+        )
+    return FileValidation(path, None, tuple(problems))
+
+
+def validate_all(candidates: Iterable[Candidate]) -> list[FileValidation]:
+    """Validate every candidate and flag ids used by more than one file."""
+    seen: dict[str, str] = {}
+    results: list[FileValidation] = []
+    for candidate in candidates:
+        verdict = validate_file(candidate)
+        vector_id = verdict.vector_id
+        if vector_id is not None:
+            if vector_id in seen:
+                verdict = FileValidation(
+                    verdict.path,
+                    vector_id,
+                    (*verdict.problems, f"duplicate vector id (also in {seen[vector_id]})"),
+                    hits=verdict.hits,
+                )
+            else:
+                seen[vector_id] = verdict.path
+        results.append(verdict)
+    return results

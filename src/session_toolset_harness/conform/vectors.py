@@ -1,0 +1,167 @@
+"""Finding and loading vector files.
+
+A vector file is ``{"protocol": 1, "id", "description", "tags", "steps": [{"send", "expect"}]}``.
+Paths named on the command line are always treated as vectors, so a broken one is reported as
+errored. Directories are scanned recursively for ``*.json`` in sorted order; there a JSON file
+whose top level is not an object with ``"steps"`` or ``"protocol"`` is *not a vector file* (the
+shared ``digest.json`` sits next to the recorded walkthroughs) and is reported as skipped with
+that reason rather than as an error. A file that is not even valid JSON is always an error.
+
+Loading never raises: every problem becomes a ``LoadProblem`` the runner reports per file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from session_toolset_harness.conform.jsonio import JsonTextError, parse_strict
+
+PROTOCOL_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Step:
+    """One request and the subset of the reply it must produce."""
+
+    send: object
+    expect: dict[str, object]
+
+
+@dataclass(frozen=True)
+class Vector:
+    """A loaded, well-shaped vector file."""
+
+    id: str
+    description: str
+    tags: tuple[str, ...]
+    steps: tuple[Step, ...]
+    path: Path
+
+
+@dataclass(frozen=True)
+class LoadProblem:
+    """A file that could not be used as a vector.
+
+    ``not_a_vector`` marks a file found by a directory scan that is simply some other JSON
+    document: reported as skipped, not as an error.
+    """
+
+    path: Path
+    message: str
+    not_a_vector: bool = False
+
+    @property
+    def display_id(self) -> str:
+        return str(self.path)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A file to load, and whether it was named explicitly or found by a scan."""
+
+    path: Path
+    explicit: bool
+
+
+class VectorPathError(Exception):
+    """A ``--vectors`` argument that names nothing usable (a usage error, exit 2)."""
+
+
+def discover(paths: Iterable[Path]) -> list[Candidate]:
+    """Expand files and directories into candidates, keeping the argument order."""
+    found: list[Candidate] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend(Candidate(p, explicit=False) for p in sorted(path.rglob("*.json")))
+        elif path.is_file():
+            found.append(Candidate(path, explicit=True))
+        else:
+            raise VectorPathError(f"no such file or directory: {path}")
+    return found
+
+
+def read_document(candidate: Candidate) -> object | LoadProblem:
+    """The parsed JSON of a candidate, or why it cannot be used (unreadable, not JSON, other)."""
+    path = candidate.path
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return LoadProblem(path, f"cannot read: {exc}")
+    try:
+        document = parse_strict(text)
+    except JsonTextError as exc:
+        return LoadProblem(path, f"invalid JSON: {exc}")
+    if not candidate.explicit and not (
+        isinstance(document, dict) and ("steps" in document or "protocol" in document)
+    ):
+        return LoadProblem(path, "not a vector file", not_a_vector=True)
+    return document
+
+
+def load(candidate: Candidate) -> Vector | LoadProblem:
+    """Read and shape-check one candidate file."""
+    document = read_document(candidate)
+    if isinstance(document, LoadProblem):
+        return document
+    return shape(document, candidate.path)
+
+
+def shape(document: object, path: Path) -> Vector | LoadProblem:
+    """Turn a parsed document into a Vector, or say what is wrong with its shape."""
+    if not isinstance(document, dict):
+        return LoadProblem(path, "a vector file must be a JSON object")
+    problem = _top_level_problem(document)
+    if problem is not None:
+        return LoadProblem(path, problem)
+    steps: list[Step] = []
+    for index, raw in enumerate(document["steps"]):
+        if not isinstance(raw, dict) or "send" not in raw or "expect" not in raw:
+            return LoadProblem(path, f"steps[{index}] must be an object with send and expect")
+        expect = raw["expect"]
+        if not isinstance(expect, dict):
+            return LoadProblem(path, f"steps[{index}].expect must be an object")
+        steps.append(Step(send=raw["send"], expect=expect))
+    return Vector(
+        id=document["id"],
+        description=document.get("description", ""),
+        tags=tuple(document.get("tags", [])),
+        steps=tuple(steps),
+        path=path,
+    )
+
+
+def _top_level_problem(document: dict[str, object]) -> str | None:
+    protocol = document.get("protocol")
+    if isinstance(protocol, bool) or protocol != PROTOCOL_VERSION:
+        return f"protocol must be {PROTOCOL_VERSION}, got {protocol!r}"
+    vector_id = document.get("id")
+    if not isinstance(vector_id, str) or not vector_id or any(c.isspace() for c in vector_id):
+        return "id must be a non-empty string without whitespace"
+    if not isinstance(document.get("description", ""), str):
+        return "description must be a string"
+    tags = document.get("tags", [])
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        return "tags must be a list of strings"
+    steps = document.get("steps")
+    if not isinstance(steps, list) or not steps:
+        return "steps must be a non-empty list"
+    return None
+
+
+def load_all(candidates: Iterable[Candidate]) -> list[Vector | LoadProblem]:
+    """Load every candidate; a second vector reusing an id is a problem, not a silent shadow."""
+    seen: dict[str, Path] = {}
+    loaded: list[Vector | LoadProblem] = []
+    for candidate in candidates:
+        item = load(candidate)
+        if isinstance(item, Vector):
+            if item.id in seen:
+                item = LoadProblem(
+                    item.path, f"duplicate vector id {item.id!r} (also in {seen[item.id]})"
+                )
+            else:
+                seen[item.id] = item.path
+        loaded.append(item)
+    return loaded

@@ -1,0 +1,1 @@
+"""Small fake adapters the runner's own tests drive (not conforming implementations)."""
