@@ -62,34 +62,45 @@ ActivationBasis = CoreBasis | ExactBasis
 _GATE_TOKEN: Final = object()
 
 
-class AuthorizedToolCall:
+class AuthorizedToolCall(tuple[ResolvedToolCall, object, ActivationBasis]):
     """Proof that the gate authorized a call: the resolved call, the implementation the
-    factory produced, and the basis.  Constructing one outside the gate raises TypeError."""
+    factory produced, and the basis.
 
-    __slots__ = ("basis", "implementation", "resolved")
+    Constructing one outside the gate raises TypeError.  It is an immutable tuple underneath:
+    nothing can be reassigned or deleted after the gate created it, and creating it costs one
+    tuple allocation on the hot path.
+    """
 
-    resolved: ResolvedToolCall
-    implementation: object
-    basis: ActivationBasis
+    __slots__ = ()
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         token: object,
         resolved: ResolvedToolCall,
         implementation: object,
         basis: ActivationBasis,
-    ) -> None:
+    ) -> AuthorizedToolCall:
         if token is not _GATE_TOKEN:
             raise TypeError("an AuthorizedToolCall can only be created by ExecutionGate")
-        object.__setattr__(self, "resolved", resolved)
-        object.__setattr__(self, "implementation", implementation)
-        object.__setattr__(self, "basis", basis)
+        return tuple.__new__(cls, (resolved, implementation, basis))
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError("AuthorizedToolCall is immutable")
+    @property
+    def resolved(self) -> ResolvedToolCall:
+        return self[0]
+
+    @property
+    def implementation(self) -> object:
+        return self[1]
+
+    @property
+    def basis(self) -> ActivationBasis:
+        return self[2]
 
     def __repr__(self) -> str:
         return f"AuthorizedToolCall(tool={self.resolved.tool_id.text!r}, basis={self.basis!r})"
+
+
+_CORE_BASIS: Final = CoreBasis()
 
 
 class ExecutionGate:
@@ -109,7 +120,7 @@ class ExecutionGate:
         if pin is not None:
             if pin.schema_digest != record.schema_digest:
                 raise AuthorizationSchemaDigestMismatch(tool_id.text)
-            basis, pinned = CoreBasis(), pin.provenance
+            basis, pinned = _CORE_BASIS, pin.provenance
         else:
             activated = tool_set.activation(tool_id)
             if activated is None:
@@ -123,9 +134,9 @@ class ExecutionGate:
         if pinned != record.provenance:
             raise AuthorizationSourceProvenanceMismatch(tool_id.text)
         trust = record.trust
-        if trust is SourceTrust.UNTRUSTED:
-            raise AuthorizationUntrustedSource(tool_id.text)
-        if trust is SourceTrust.PROVENANCE_MISMATCH:
+        if trust is not SourceTrust.TRUSTED:
+            if trust is SourceTrust.UNTRUSTED:
+                raise AuthorizationUntrustedSource(tool_id.text)
             raise AuthorizationSourceProvenanceMismatch(tool_id.text)
         return AuthorizedToolCall(_GATE_TOKEN, resolved, record.factory(), basis)
 

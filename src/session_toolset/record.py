@@ -60,6 +60,12 @@ class CapabilityRecord:
     runtime_name: str
     factory: ToolFactory = field(compare=False, repr=False)
     _schema: JsonValue = field(compare=False, repr=False)
+    #: SPEC.md §2 source trust, computed once: records are immutable and the gate asks on
+    #: every call.
+    trust: SourceTrust = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "trust", source_trust(self.source, self.provenance))
 
     @classmethod
     def new(
@@ -97,8 +103,3 @@ class CapabilityRecord:
     def schema(self) -> JsonValue:
         """A copy of the schema (the record's own copy must stay equal to its digest)."""
         return copy.deepcopy(self._schema)
-
-    @property
-    def trust(self) -> SourceTrust:
-        """SPEC.md §2 source trust of this record."""
-        return source_trust(self.source, self.provenance)

@@ -54,14 +54,19 @@ class ResolvedToolCall:
     runtime_name: str
     tool_id: ToolId
 
+    def __post_init__(self) -> None:
+        # The wire name is untrusted and unbounded; the value never holds more than the bound.
+        bounded = bound_utf8(self.wire_name, WIRE_NAME_MAX_BYTES)
+        if bounded is not self.wire_name:
+            object.__setattr__(self, "wire_name", bounded)
+
     @classmethod
     def for_tool(
         cls, tool_id: ToolId, *, wire_name: str | None = None, runtime_name: str | None = None
     ) -> ResolvedToolCall:
         """A resolved call for a known tool (the wire name is bounded; defaults to the id)."""
-        wire = tool_id.text if wire_name is None else wire_name
         return cls(
-            bound_utf8(wire, WIRE_NAME_MAX_BYTES),
+            tool_id.text if wire_name is None else wire_name,
             tool_id.text if runtime_name is None else runtime_name,
             tool_id,
         )
@@ -129,7 +134,6 @@ class ToolRegistry:
     def resolve(self, wire_name: str) -> ResolvedToolCall:
         """Alias match first, then runtime-name match; else ``UnknownTool`` (bounded echo)."""
         tool = self._by_alias.get(wire_name) or self._by_runtime_name.get(wire_name)
-        bounded = bound_utf8(wire_name, WIRE_NAME_MAX_BYTES)
         if tool is None:
-            raise AuthorizationUnknownTool(bounded)
-        return ResolvedToolCall(bounded, tool.runtime_name, tool.tool_id)
+            raise AuthorizationUnknownTool(bound_utf8(wire_name, WIRE_NAME_MAX_BYTES))
+        return ResolvedToolCall(wire_name, tool.runtime_name, tool.tool_id)

@@ -1,0 +1,1 @@
+"""Tests of the PROTOCOL.md adapter: recorded walkthroughs, malformed input, the process."""

@@ -1,0 +1,52 @@
+"""The packaged reference data is a byte-identical copy of the shared originals.
+
+Every other test reads the packaged copies (``src/session_toolset_harness/...``), so they must
+not drift from ``../shared/vectors``.  The shared directory is located through
+``$SESSION_TOOLSET_SHARED`` or defaults to ``<repo>/../shared``; on a machine without it the
+comparison is skipped (the packaged copies remain what the suite checks against).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = REPO / "src" / "session_toolset_harness"
+
+PAIRS = [
+    ("vectors/original-walkthrough-1.json", "vectors/original/original-walkthrough-1.json"),
+    ("vectors/original-walkthrough-2.json", "vectors/original/original-walkthrough-2.json"),
+    ("vectors/digest.json", "reference/digest.json"),
+]
+
+
+def _shared() -> Path:
+    configured = os.environ.get("SESSION_TOOLSET_SHARED")
+    return Path(configured) if configured else REPO.parent / "shared"
+
+
+@pytest.mark.parametrize(("shared_rel", "packaged_rel"), PAIRS, ids=[p[1] for p in PAIRS])
+def test_packaged_copy_is_byte_identical(shared_rel: str, packaged_rel: str) -> None:
+    shared = _shared()
+    if not shared.is_dir():
+        pytest.skip(
+            f"shared reference directory {shared} not found (set SESSION_TOOLSET_SHARED); "
+            "the packaged copies are still used by every other test"
+        )
+    original = shared / shared_rel
+    assert original.is_file(), f"{original} is missing from the shared directory"
+    packaged = PACKAGE / packaged_rel
+    assert packaged.is_file(), f"{packaged} is missing from the package"
+    assert packaged.read_bytes() == original.read_bytes(), f"{packaged_rel} differs from shared"
+
+
+def test_every_shared_walkthrough_is_packaged() -> None:
+    shared = _shared()
+    if not shared.is_dir():
+        pytest.skip(f"shared reference directory {shared} not found")
+    shared_names = sorted(p.name for p in (shared / "vectors").glob("original-walkthrough-*.json"))
+    packaged_names = sorted(p.name for p in (PACKAGE / "vectors" / "original").glob("*.json"))
+    assert shared_names == packaged_names
