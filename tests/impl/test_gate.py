@@ -287,11 +287,11 @@ def test_authorized_call_cannot_be_constructed_outside_the_gate() -> None:
 def test_authorized_call_is_immutable() -> None:
     call = World().authorize(BASH)
     with pytest.raises(AttributeError):
-        call.basis = ExactBasis(CatalogGeneration(0))
+        call.basis = ExactBasis(CatalogGeneration(0))  # type: ignore[misc]
     with pytest.raises(AttributeError):
-        call.implementation = "swapped"
+        call.implementation = "swapped"  # type: ignore[misc]
     with pytest.raises(AttributeError):
-        call.extra = 1
+        call.extra = 1  # type: ignore[attr-defined]
     assert call.basis == CoreBasis()
 
 
