@@ -1,0 +1,1 @@
+"""One module per vector group; each exposes ``vectors() -> list[Vector]``."""

@@ -1,0 +1,206 @@
+"""SPEC.md 4 resolve / authorize_wire: API-safe aliases, collisions, bounded wire-name echoes."""
+
+from __future__ import annotations
+
+from session_toolset_harness.corpus.dsl import (
+    P_BUILTIN,
+    Rec,
+    Vector,
+    core_basis,
+    insert,
+    p_ext,
+    p_mcp,
+    p_plugin,
+    src_builtin,
+    src_ext,
+    src_mcp,
+    src_plugin,
+)
+from session_toolset_harness.corpus.spec import bound_wire
+
+G = "resolve"
+
+
+def _resolved(v: Vector, wire: str, rec: Rec) -> None:
+    runtime = rec.runtime_name if rec.runtime_name is not None else rec.id
+    v.ok(
+        "resolve",
+        {"wire_name": bound_wire(wire), "runtime_name": runtime, "tool": rec.id},
+        wire_name=wire,
+    )
+
+
+def _unknown(v: Vector, wire: str) -> None:
+    v.fail(
+        "resolve",
+        "ToolAuthorizationError.UnknownTool",
+        {"wire_name": bound_wire(wire)},
+        wire_name=wire,
+    )
+
+
+def _collisions() -> Vector:
+    v = Vector(
+        f"{G}/aliases-and-collisions",
+        "Aliases replace every character outside [A-Za-z0-9_-] by '_'; builtin-sourced tools get "
+        "theirs first, then the others, each group in runtime-name byte order; a taken alias "
+        "gets the first free base_2, base_3, ...; an alias match beats a runtime-name match.",
+        ("resolve", "aliases"),
+    )
+    r_dot = Rec(src_mcp("s", "x"), p_mcp("s"), {"t": "dot"}, runtime_name="a.b")
+    r_colon = Rec(src_builtin("ab"), P_BUILTIN, {"t": "colon"}, runtime_name="a:b")
+    r_space = Rec(src_plugin("p", "y"), p_plugin("p"), {"t": "space"}, runtime_name="a b")
+    r_under = Rec(src_ext("e", "z"), p_ext("e"), {"t": "under"}, runtime_name="a_b")
+    r_two = Rec(src_mcp("s", "w"), p_mcp("s"), {"t": "two"}, runtime_name="a_b_2")
+    for generation, rec in enumerate([r_dot, r_colon, r_space, r_under, r_two], 1):
+        insert(v, rec, generation)
+    # builtin first: "a:b" → a_b; then by runtime name bytes: "a b", "a.b", "a_b", "a_b_2"
+    _resolved(v, "a_b", r_colon)
+    _resolved(v, "a_b_2", r_space)
+    _resolved(v, "a_b_3", r_dot)
+    _resolved(v, "a_b_4", r_under)
+    _resolved(v, "a_b_2_2", r_two)
+    # runtime names resolve when no alias matches
+    _resolved(v, "a.b", r_dot)
+    _resolved(v, "a b", r_space)
+    _resolved(v, "a:b", r_colon)
+    for wire in ["A_B", "a_b_5", "a_b_1", "a_b_0", "a_b_", "", " a_b", "a_b "]:
+        _unknown(v, wire)
+    return v
+
+
+def _ordering() -> Vector:
+    v = Vector(
+        f"{G}/alias-order",
+        "Builtin-sourced tools take aliases before others whatever their ToolId; inside a group "
+        "runtime-name byte order decides, ties by ToolId.",
+        ("resolve", "aliases"),
+    )
+    early = Rec(src_mcp("m", "q"), p_mcp("m"), {"t": 1}, explicit_id="a:q", runtime_name="same")
+    builtin = Rec(src_builtin("q"), P_BUILTIN, {"t": 2}, runtime_name="same")
+    k1 = Rec(src_builtin("k1"), P_BUILTIN, {"t": 3}, runtime_name="k.1")
+    k2 = Rec(src_builtin("k2"), P_BUILTIN, {"t": 4}, runtime_name="k 1")
+    tie_b = Rec(src_plugin("b", "t"), p_plugin("b"), {"t": 5}, runtime_name="dup")
+    tie_a = Rec(src_mcp("a", "t"), p_mcp("a"), {"t": 6}, runtime_name="dup")
+    for generation, rec in enumerate([early, builtin, k1, k2, tie_b, tie_a], 1):
+        insert(v, rec, generation)
+    _resolved(v, "same", builtin)
+    _resolved(v, "same_2", early)
+    _resolved(v, "k_1", k2)
+    _resolved(v, "k_1_2", k1)
+    _resolved(v, "dup", tie_a)
+    _resolved(v, "dup_2", tie_b)
+    _resolved(v, "k.1", k1)
+    return v
+
+
+def _cut() -> Vector:
+    v = Vector(
+        f"{G}/alias-64-byte-cut",
+        "Aliases are cut to 64 bytes; collision suffixes cut the base so the whole alias stays "
+        "within 64 bytes; replacement is per character, not per byte; the default runtime name "
+        "is the id string.",
+        ("resolve", "aliases", "boundary"),
+    )
+    x70 = Rec(src_mcp("s", "x70"), p_mcp("s"), {"n": 70}, runtime_name="x" * 70)
+    x71 = Rec(src_mcp("s", "x71"), p_mcp("s"), {"n": 71}, runtime_name="x" * 71)
+    x72 = Rec(src_mcp("s", "x72"), p_mcp("s"), {"n": 72}, runtime_name="x" * 72)
+    accents = Rec(src_mcp("s", "acc"), p_mcp("s"), {"n": 0}, runtime_name="\u00e9" * 40)
+    plain = Rec(src_ext("acme", "deploy"), p_ext("acme"), {"n": 1})
+    for generation, rec in enumerate([x72, x71, x70, accents, plain], 1):
+        insert(v, rec, generation)
+    _resolved(v, "x" * 64, x70)
+    _resolved(v, "x" * 62 + "_2", x71)
+    _resolved(v, "x" * 62 + "_3", x72)
+    _resolved(v, "x" * 71, x71)
+    _resolved(v, "_" * 40, accents)
+    _resolved(v, "\u00e9" * 40, accents)
+    _unknown(v, "_" * 64)
+    _unknown(v, "x" * 65)
+    _resolved(v, "ext_acme_deploy", plain)
+    _resolved(v, "ext.acme:deploy", plain)
+    return v
+
+
+def _wire_bounds() -> Vector:
+    v = Vector(
+        f"{G}/wire-name-bounds",
+        "Wire names are matched in full but echoed bounded to 128 bytes, cut on a character "
+        "boundary (expected echoes computed from the rule); 64 KiB wire names never match a "
+        "128-byte prefix.",
+        ("resolve", "hostile", "boundary"),
+    )
+    long_rt = Rec(src_mcp("s", "long"), p_mcp("s"), {"n": 200}, runtime_name="r" * 200)
+    w128 = Rec(src_mcp("s", "w128"), p_mcp("s"), {"n": 128}, runtime_name="w" * 128)
+    insert(v, long_rt, 1)
+    insert(v, w128, 2)
+    _resolved(v, "r" * 200, long_rt)
+    _resolved(v, "r" * 64, long_rt)
+    _resolved(v, "w" * 128, w128)
+    _unknown(v, "w" * 65536)
+    _unknown(v, "r" * 128)
+    _unknown(v, "\u00e9" * 32768)
+    _unknown(v, "a" + "\u00e9" * 32767)
+    _unknown(v, "ab" + "\U0001f600" * 16383)
+    _unknown(v, "a" + "\u4e2d" * 21845)
+    _unknown(v, "\u0000\u001b[2J\u0085" * 1000)
+    v.ok("catalog_state", {"generation": 2})
+    return v
+
+
+def _authorize_wire() -> Vector:
+    v = Vector(
+        f"{G}/authorize-wire",
+        "authorize_wire = resolve + authorize on one snapshot: the resolved tool's own identity "
+        "is authorized (a collision alias never selects another identity); an unknown wire name "
+        "is UnknownTool with a bounded echo; explicit wire names on authorize are accepted at "
+        "any length.",
+        ("resolve", "gate", "aliases", "hostile"),
+    )
+    r_colon = Rec(src_builtin("ab"), P_BUILTIN, {"t": "colon"}, runtime_name="a:b")
+    r_space = Rec(src_plugin("p", "y"), p_plugin("p"), {"t": "space"}, runtime_name="a b")
+    insert(v, r_colon, 1)
+    insert(v, r_space, 2)
+    v.ok("set_new", name="A", session="s-a", core=[r_colon.id])
+    v.ok("authorize_wire", {"tool": r_colon.id, "basis": core_basis()}, set="A", wire_name="a_b")
+    v.ok("authorize_wire", {"tool": r_colon.id, "basis": core_basis()}, set="A", wire_name="a:b")
+    v.fail(
+        "authorize_wire",
+        "ToolAuthorizationError.NotActivated",
+        {"tool": r_space.id},
+        set="A",
+        wire_name="a_b_2",
+    )
+    v.fail(
+        "authorize_wire",
+        "ToolAuthorizationError.NotActivated",
+        {"tool": r_space.id},
+        set="A",
+        wire_name="a b",
+    )
+    for wire in ["nope", "z" * 65536, "\u00e9" * 1000]:
+        v.fail(
+            "authorize_wire",
+            "ToolAuthorizationError.UnknownTool",
+            {"wire_name": bound_wire(wire)},
+            set="A",
+            wire_name=wire,
+        )
+    v.ok("factory_calls", {"calls": 2}, tool=r_colon.id)
+    v.ok("factory_calls", {"calls": 0}, tool=r_space.id)
+    v.ok(
+        "authorize",
+        {"tool": r_colon.id, "basis": core_basis()},
+        set="A",
+        tool=r_colon.id,
+        wire_name="\u00e9" * 40000,
+    )
+    v.protocol({"op": "authorize_wire", "set": "nope", "wire_name": "a_b"})
+    v.protocol({"op": "authorize_wire", "set": "A"})
+    v.protocol({"op": "resolve", "wire_name": 5})
+    v.ok("factory_calls", {"calls": 3}, tool=r_colon.id)
+    return v
+
+
+def vectors() -> list[Vector]:
+    return [_collisions(), _ordering(), _cut(), _wire_bounds(), _authorize_wire()]
