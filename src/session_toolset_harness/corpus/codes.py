@@ -1,14 +1,21 @@
-"""The error codes the corpus must reach, written from SPEC.md/PROTOCOL.md (not imported from the
-runner or the implementation, so the corpus tests can cross-check all three).
+"""What the corpus must reach: every PROTOCOL.md op, and every reachable error code.
 
-A code is the dotted path from the outermost enum to the innermost variant (PROTOCOL.md, Replies).
-``UNREACHABLE`` lists nested codes that exist in the type system but that no request can produce
-through PROTOCOL.md; the reasons are spelled out in ``UNREACHABLE.md`` beside this file.
+The codes themselves are the runner's list (:mod:`session_toolset_harness.conform.codes`, one
+list for the whole harness); ``tests/corpus/test_corpus.py`` checks it independently against the
+error classes of the reference implementation, nesting included.  ``UNREACHABLE`` lists nested
+codes that exist in the type system but that no request can produce through PROTOCOL.md; the
+reasons are spelled out in ``UNREACHABLE.md`` beside this file.
 """
 
 from __future__ import annotations
 
 from typing import Final
+
+from ..conform.codes import KNOWN_CODES as ALL_CODES
+from ..conform.codes import REACHABLE_CODES as REACHABLE
+from ..conform.codes import UNREACHABLE
+
+__all__ = ["ALL_CODES", "OPS", "REACHABLE", "UNREACHABLE"]
 
 OPS: Final[tuple[str, ...]] = (
     "hello",
@@ -44,73 +51,3 @@ OPS: Final[tuple[str, ...]] = (
     "carry_forward_enabled",
 )
 """Every op of PROTOCOL.md's table."""
-
-_ACTIVATION = (
-    "SessionMismatch",
-    "UnknownTool",
-    "StaleGeneration",
-    "DigestMismatch",
-    "StaleSnapshot",
-    "AlreadyActivated",
-    "AlreadyCore",
-)
-_ISSUANCE = ("UnknownTool", "UntrustedSource", "SourceProvenanceMismatch")
-_BULK = (
-    "DuplicateRequest",
-    *(f"Grant.{a}" for a in _ACTIVATION),
-    "UntrustedSource",
-    "SourceProvenanceMismatch",
-)
-
-FAMILIES: Final[dict[str, tuple[str, ...]]] = {
-    "ToolIdError": ("Empty", "Oversized", "MissingNamespace", "InvalidNamespace", "InvalidName"),
-    "SessionIdError": ("Empty", "Oversized", "ControlCharacters"),
-    "ActivationGrantError": ("EmptySessionId", "OversizedSessionId", "ControlCharacterSessionId"),
-    "CatalogError": ("DuplicateToolId", "GenerationExhausted"),
-    "SessionToolSetError": ("UnknownCoreTool",),
-    "ActivationError": _ACTIVATION,
-    "BulkActivationError": _BULK,
-    "ExactRevocationError": ("CoreTool", "NotActivated"),
-    "ToolAuthorizationError": (
-        "NotCataloged",
-        "SchemaDigestMismatch",
-        "NotActivated",
-        "SourceProvenanceMismatch",
-        "UntrustedSource",
-        "UnknownTool",
-    ),
-    "GrantIssuanceError": _ISSUANCE,
-    "HostActivationError": (
-        "ConfirmationRequired",
-        *(f"Issuance.{i}" for i in _ISSUANCE),
-        *(f"Bulk.{b}" for b in _BULK),
-    ),
-}
-
-ALL_CODES: Final[tuple[str, ...]] = (
-    "Protocol",
-    "CatalogGenerationOverflow",
-    *(f"{family}.{variant}" for family, variants in FAMILIES.items() for variant in variants),
-)
-
-_FRESH = (
-    "activate_user/activate_model issue the grant themselves, for the set's own session, at the "
-    "catalog's current generation and the record's current digest, immediately before the batch"
-)
-_TRUST = (
-    "issuance checks source trust (UntrustedSource / SourceProvenanceMismatch) before the batch "
-    "runs, so an untrusted record fails as HostActivationError.Issuance.* instead"
-)
-
-UNREACHABLE: Final[dict[str, str]] = {
-    "HostActivationError.Bulk.Grant.SessionMismatch": _FRESH,
-    "HostActivationError.Bulk.Grant.UnknownTool": (
-        "issuance rejects an uncataloged tool first (HostActivationError.Issuance.UnknownTool)"
-    ),
-    "HostActivationError.Bulk.Grant.StaleGeneration": _FRESH,
-    "HostActivationError.Bulk.Grant.DigestMismatch": _FRESH,
-    "HostActivationError.Bulk.UntrustedSource": _TRUST,
-    "HostActivationError.Bulk.SourceProvenanceMismatch": _TRUST,
-}
-
-REACHABLE: Final[tuple[str, ...]] = tuple(c for c in ALL_CODES if c not in UNREACHABLE)
