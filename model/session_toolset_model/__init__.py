@@ -1,0 +1,22 @@
+"""The abstract state machine of SPEC.md sections 2-5, written once over an algebra.
+
+`session_toolset_model` never imports the reference implementation (`session_toolset`): the two
+meet only in tests, so their agreement is evidence rather than an echo.
+
+Layout, one concept per module:
+
+- `algebra`    - the small interface every transition is written against (If/And/Eq/maps/seqs).
+- `concrete`   - the interpretation over plain Python values (the executable oracle's engine).
+- `z3_interp`  - the interpretation over Z3 terms on uninterpreted sorts (the proofs' engine).
+- `outcomes`   - every outcome code, exactly PROTOCOL.md's dotted names.
+- `state`      - the abstract world: catalog records, generation, factory counters, tool sets.
+- `profiles`   - gate drift-rule profiles and mutant switches (variants of one definition).
+- `catalog`, `sets`, `gate`, `host` - the transitions of SPEC.md sections 2-5.
+- `ops`        - the operation table (name, arguments, possible outcomes) used by proofs and tests.
+- `oracle`     - the typed concrete API (strings in, ``(code, payload)`` out, ``observe()``).
+
+Out of scope for the model (covered by the conformance vectors and unit tests instead): ToolId and
+SessionId parsing and encoding (SPEC.md 1.1, 1.2), SchemaDigest computation (1.4), grant session
+text validation (1.5), wire-name aliases and `resolve` (section 4), message texts and their bounds,
+and the `catalog_set_generation` test seam (the oracle offers it outside the definition).
+"""
