@@ -1,0 +1,112 @@
+"""``session-toolset``: one console script, one subcommand per job, one usage text each.
+
+The subcommands live in their own modules and are imported only when chosen, so
+``session-toolset adapter`` (the reference implementation behind PROTOCOL.md) starts without
+loading Z3, and a broken optional piece cannot take the others down.
+
+Exit codes follow Unix conventions throughout: 0 success, 1 the checked thing failed (a proof,
+a vector, a divergence), 2 the command line or an input file was wrong.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+
+__all__ = ["main"]
+
+USAGE = """\
+usage: session-toolset COMMAND [ARGS...]
+
+The reference model and conformance harness for session tool activation (SPEC.md).
+
+commands:
+  check     the main job: prove the model (default profile) and run the conformance
+            corpus against the reference implementation; one summary, one exit code
+  prove     check the Z3 proof obligations of the model (witnesses, mutants, profiles)
+  conform   run conformance vectors against any PROTOCOL.md adapter
+  explore   model-based random testing of any PROTOCOL.md adapter against the model
+  adapter   serve the reference implementation over PROTOCOL.md v1 on stdin/stdout
+
+Run 'session-toolset COMMAND --help' for the options of one command.
+options:
+  -h, --help     show this text
+  --version      print the version
+"""
+
+
+def _adapter(argv: list[str]) -> int:
+    if argv in (["-h"], ["--help"]):
+        print(
+            "usage: session-toolset adapter\n\n"
+            "Serve the reference implementation over PROTOCOL.md v1: one JSON request per\n"
+            "line on stdin, one JSON reply per line on stdout; exits 0 at EOF."
+        )
+        return 0
+    if argv:
+        print("session-toolset adapter: takes no arguments", file=sys.stderr)
+        return 2
+    from session_toolset.adapter import main as adapter_main
+
+    return adapter_main()
+
+
+def _check(argv: list[str]) -> int:
+    from .check import main as check_main
+
+    return check_main(argv)
+
+
+def _prove(argv: list[str]) -> int:
+    from session_toolset_proofs.cli import main as prove_main
+
+    return prove_main(argv)
+
+
+def _conform(argv: list[str]) -> int:
+    from .conform.cli import main as conform_main
+
+    return conform_main(argv)
+
+
+def _explore(argv: list[str]) -> int:
+    from .explore.cli import main as explore_main
+
+    return explore_main(argv)
+
+
+COMMANDS: dict[str, Callable[[list[str]], int]] = {
+    "adapter": _adapter,
+    "check": _check,
+    "prove": _prove,
+    "conform": _conform,
+    "explore": _explore,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        print(USAGE, end="", file=sys.stdout if args else sys.stderr)
+        return 0 if args else 2
+    if args[0] == "--version":
+        from session_toolset import __version__
+
+        print(f"session-toolset {__version__}")
+        return 0
+    command = COMMANDS.get(args[0])
+    if command is None:
+        print(f"session-toolset: unknown command {args[0][:40]!r}\n", file=sys.stderr)
+        print(USAGE, end="", file=sys.stderr)
+        return 2
+    try:
+        return command(args[1:])
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # Output piped into `head` and closed early: not an error worth a traceback.
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
