@@ -40,6 +40,8 @@ class Query:
     goal: Any
     witness: list[Any] = field(default_factory=list)
     trace: dict[str, Any] = field(default_factory=dict)
+    steps: list[Step] = field(default_factory=list)
+    """The transitions the query is about (pre-state and arguments), for pinning."""
 
 
 @dataclass(frozen=True)
@@ -94,7 +96,9 @@ class Step:
     def query(
         self, goal: Any, extra: list[Any] | None = None, witness: list[Any] | None = None
     ) -> Query:
-        return Query(self.alg, self.premises + (extra or []), goal, witness or [], self.trace())
+        return Query(
+            self.alg, self.premises + (extra or []), goal, witness or [], self.trace(), [self]
+        )
 
 
 def step(
@@ -268,6 +272,7 @@ def _self_composition(opname: str) -> Callable[[Variant], Query]:
             s1.ok,
         ]
         q = s1.query(z3.And(s2.ok, new1 == new2), premises + extra)
+        q.steps.append(s2)
         return q
 
     return build

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import sys
 from collections.abc import Callable
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -15,9 +15,20 @@ FAKES = Path(__file__).parent / "fakes"
 REPO = Path(__file__).resolve().parents[2]
 
 
-def shared_dir() -> Path:
-    """``/work/shared`` or wherever SESSION_TOOLSET_SHARED points (default: <repo>/../shared)."""
-    return Path(os.environ.get("SESSION_TOOLSET_SHARED", str(REPO.parent / "shared")))
+def reference_dir(tmp_path: Path) -> Path:
+    """A folder laid out like the shared ``vectors/`` directory, from the packaged copies of the
+    recorded reference data (two walkthroughs and ``digest.json``, which is not a vector file).
+
+    The packaged copies are byte-identical to the shared originals
+    (``tests/test_reference_data.py``), so this works on a machine that has only the repository.
+    """
+    package = resources.files("session_toolset_harness")
+    folder = tmp_path / "vectors"
+    folder.mkdir()
+    for name in ("original-walkthrough-1.json", "original-walkthrough-2.json"):
+        (folder / name).write_bytes((package / "vectors" / "original" / name).read_bytes())
+    (folder / "digest.json").write_bytes((package / "reference" / "digest.json").read_bytes())
+    return folder
 
 
 def mini(*flags: str) -> str:

@@ -11,25 +11,23 @@ from session_toolset_harness.conform import cli, codes, schemas
 from session_toolset_harness.conform.validate import validate_all
 from session_toolset_harness.conform.vectors import discover
 
-from .conftest import HELLO, RESET, WriteVector, document, parse_ok, shared_dir, step
+from .conftest import HELLO, RESET, WriteVector, document, parse_ok, reference_dir, step
 
 WALKTHROUGHS = ("original-walkthrough-1.json", "original-walkthrough-2.json")
 
 
 @pytest.mark.parametrize("name", WALKTHROUGHS)
-def test_recorded_walkthroughs_satisfy_the_vector_schema(name: str) -> None:
-    path = shared_dir() / "vectors" / name
-    assert path.is_file(), f"shared reference data missing: {path} (set SESSION_TOOLSET_SHARED)"
+def test_recorded_walkthroughs_satisfy_the_vector_schema(name: str, tmp_path: Path) -> None:
+    path = reference_dir(tmp_path) / name
     verdict = validate_all(discover([path]))[0]
     assert verdict.problems == ()
     assert verdict.vector_id == f"original/{name.removesuffix('.json')}"
 
 
-def test_validate_on_the_shared_directory_skips_digest_json(
-    capsys: pytest.CaptureFixture[str],
+def test_validate_on_the_reference_directory_skips_digest_json(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    folder = shared_dir() / "vectors"
-    assert folder.is_dir(), f"shared reference data missing: {folder}"
+    folder = reference_dir(tmp_path)
     status = cli.main(["--validate", "--vectors", str(folder)])
     out = capsys.readouterr().out
     assert status == 0
