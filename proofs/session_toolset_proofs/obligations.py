@@ -63,6 +63,10 @@ EXPECTED_PROFILE_REFUTATIONS: dict[str, tuple[str, ...]] = {
 SEARCH_BOUND: ContextVar[int | None] = ContextVar("SEARCH_BOUND", default=None)
 """Set by the solver driver while building a query to *search* for a model (see `solve`)."""
 
+FINITE_STATES: ContextVar[bool] = ContextVar("FINITE_STATES", default=True)
+"""With `SEARCH_BOUND` set: whether pre-states are finite-support search states (`encode`).
+Confirmations of pinned instances (`search`) use bounded loops but unrestricted states."""
+
 
 @dataclass
 class Step:
@@ -111,7 +115,7 @@ def step(
 ) -> Step:
     alg = alg or Z3Algebra(SEARCH_BOUND.get())
     op = OPS[opname]
-    st = pre or fresh_state(prefix, search=SEARCH_BOUND.get() is not None)
+    st = pre or fresh_state(prefix, search=SEARCH_BOUND.get() is not None and FINITE_STATES.get())
     a = args if args is not None else fresh_args(alg, op, prefix)
     res = op.run(alg, v, st, a)
     return Step(alg, st, a, res, [invariant_premise(st), op.pre(alg, st, a)])

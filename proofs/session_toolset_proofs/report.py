@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+from typing import Any
 from xml.sax.saxutils import escape
 
-from session_toolset_model.profiles import DEFAULT_PROFILE, Variant
+from session_toolset_model.profiles import DEFAULT, DEFAULT_PROFILE, Variant
 
 from .obligations import EXPECTED_PROFILE_REFUTATIONS, OBLIGATIONS, Obligation
+from .reach import reachability
+from .search import Found, find
 from .solve import check
 
 
@@ -28,6 +31,9 @@ class Row:
     expected: str
     seconds: float
     trace: dict[str, str] = field(default_factory=dict)
+    concrete: list[dict[str, Any]] = field(default_factory=list)
+    """The concrete trace from the initial state: ops with arguments and outcomes."""
+    found: Found | None = field(default=None, repr=False, compare=False)
 
     @property
     def passed(self) -> bool:
@@ -62,7 +68,21 @@ class Report:
         return "\n".join(lines)
 
     def to_json(self) -> str:
-        return json.dumps({"ok": self.ok, "rows": [asdict(r) for r in self.rows]}, indent=1)
+        rows = [
+            {
+                "name": r.name,
+                "profile": r.profile,
+                "kind": r.kind,
+                "check": r.check,
+                "result": r.result,
+                "expected": r.expected,
+                "seconds": r.seconds,
+                "trace": r.trace,
+                "concrete": r.concrete,
+            }
+            for r in self.rows
+        ]
+        return json.dumps({"ok": self.ok, "rows": rows}, indent=1)
 
     def to_junit(self) -> str:
         cases = []
@@ -89,13 +109,21 @@ class Report:
 _NAMES = {"unsat": "proved", "sat": "refuted", "unknown": "unknown"}
 
 
-def _row(ob: Obligation, v: Variant, check_name: str, negate: bool, expected: str) -> Row:
-    out = check(lambda: ob.build(v), negate, search=expected != "proved")
-    result = (
-        _NAMES[out.status]
-        if negate
-        else {"sat": "sat", "unsat": "unsat"}.get(out.status, "unknown")
-    )
+def _row(
+    ob: Obligation, v: Variant, check_name: str, negate: bool, expected: str, base: Variant | None
+) -> Row:
+    """One check.  Proofs ask Z3 for unsat of the negated goal over arbitrary states; expected
+    refutations and witnesses are searched concretely and confirmed in Z3 (`search.find`)."""
+    if expected == "proved":
+        out = check(lambda: ob.build(v), True)
+        result = _NAMES[out.status]
+        return Row(ob.name, v.profile, ob.kind, check_name, result, expected, out.seconds, {})
+    mode = "counterexample" if negate else "witness"
+    found = find(ob, lambda: ob.build(v), v, mode, base)
+    if found.status == "sat":
+        result = "refuted" if negate else "sat"
+    else:
+        result = "unknown" if found.status == "unknown" else "not found"
     return Row(
         ob.name,
         v.profile,
@@ -103,8 +131,10 @@ def _row(ob: Obligation, v: Variant, check_name: str, negate: bool, expected: st
         check_name,
         result,
         expected,
-        out.seconds,
-        out.trace if negate and out.status == "sat" else {},
+        found.seconds,
+        found.trace,
+        found.concrete,
+        found,
     )
 
 
@@ -117,12 +147,31 @@ def run(profile_names: list[str], pattern: str | None = None) -> Report:
             continue
         for profile in profile_names:
             refuted = ob.name in EXPECTED_PROFILE_REFUTATIONS.get(profile, ())
-            rows.append(
-                _row(ob, Variant(profile), "proof", True, "refuted" if refuted else "proved")
-            )
+            v = Variant(profile)
+            expected = "refuted" if refuted else "proved"
+            rows.append(_row(ob, v, "proof", True, expected, DEFAULT))
             if profile != DEFAULT_PROFILE:
                 continue
-            rows.append(_row(ob, Variant(profile), "witness", False, "sat"))
+            rows.append(_row(ob, v, "witness", False, "sat", None))
             for m in ob.refuted_by:
-                rows.append(_row(ob, Variant(profile, m), f"mutant:{m}", True, "refuted"))
+                rows.append(_row(ob, Variant(profile, m), f"mutant:{m}", True, "refuted", v))
+    if DEFAULT_PROFILE in profile_names:
+        for e in reachability():
+            name = f"reach.{e.op}.{e.outcome}"
+            if rx is not None and not rx.search(name):
+                continue
+            settled = e.result in ("reachable", "unreachable")
+            rows.append(
+                Row(
+                    name,
+                    DEFAULT_PROFILE,
+                    "reachability",
+                    "reach",
+                    e.result,
+                    e.result if settled else "reachable or unreachable",
+                    e.seconds,
+                    {},
+                    e.concrete,
+                )
+            )
     return Report(rows)

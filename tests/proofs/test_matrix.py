@@ -19,9 +19,9 @@ def test_default_profile_proves(name: str) -> None:
 
 
 def test_per_tool_digest_refuted_by_gate_soundness_with_an_imposter() -> None:
-    out = check(lambda: BY_NAME["gate.soundness"].build(Variant("per-tool-digest")), True, True)
-    assert out.status == "sat"
-    assert out.trace["outcome"] == "ok"
+    report = run(["per-tool-digest"], r"^gate\.soundness$")
+    (row,) = report.rows
+    assert row.result == "refuted" and row.trace["outcome"] == "ok"
     assert (
         check(lambda: BY_NAME["gate.exactness"].build(Variant("per-tool-digest")), True).status
         == "unsat"
@@ -49,6 +49,17 @@ def test_every_mutant_is_expected_to_refute_something() -> None:
 def test_run_gate_rows_all_as_expected() -> None:
     report = run(["per-tool-pinned", "per-tool-digest", "generation-strict"], r"^gate\.")
     assert report.rows and report.ok, report.table()
+    assert {r.check for r in report.rows} >= {"proof", "witness"}
+
+
+def test_every_witness_and_mutant_row_of_the_default_profile() -> None:
+    report = run(["per-tool-pinned"])
+    assert report.ok, report.table()
+    witnesses = [r for r in report.rows if r.check == "witness"]
+    assert len(witnesses) == len(OBLIGATIONS)
+    assert all(r.result == "sat" for r in witnesses)
+    refuted = [r for r in report.rows if r.check.startswith("mutant:")]
+    assert refuted and all(r.result == "refuted" and r.concrete for r in refuted)
 
 
 def test_cli_bad_flag_exits_2(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,0 +1,324 @@
+"""Concrete exploration: reachable states, traces and candidate operations over small domains.
+
+Witnesses, counterexamples and reachability traces only need ONE concrete instance each, and the
+concrete interpretation (the oracle) finds them in microseconds where a symbolic model search
+over unbounded batches runs into the rlimit.  So instances are *found* here and *confirmed* in Z3
+by pinning (see `pin`, `search`).
+
+The domain: tools ``mcp.srv-a:t0 .. t2``; sessions ``s-1``, ``s-2``; digest labels ``d0``, ``d1``
+(and ``junk``, matching no record); sets ``A``, ``B``, ``C``; four record kinds over two MCP
+servers, chosen so every source-trust outcome and the coherent imposter exist (`KINDS`).
+
+Pre-states are every state reached by a *phased product* of setup actions, each executed from the
+initial state by the default-profile definition (so every pre-state is reachable by
+construction and satisfies the inductive invariant): a catalog phase, a set-building phase, an
+activation phase and a drift phase (digest change, imposter, untrusted, mismatch, removal,
+unrelated insertion, generation pushed to 2^64-1).  A plain breadth-first search over the same
+alphabet would need depth 6-7 for drift-after-activation scenarios and explodes combinatorially;
+the phases are exactly the orders the SPEC.md scenarios need (build, activate, then drift), and
+a candidate *final* operation ranges over the op's full small alphabet (`final_args`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from session_toolset_model.algebra import MAX_GENERATION
+from session_toolset_model.concrete import CMap, Grant
+from session_toolset_model.ops import OPS
+from session_toolset_model.oracle import concrete_algebra
+from session_toolset_model.profiles import DEFAULT, Variant
+from session_toolset_model.state import Result, State, initial
+from session_toolset_model.values import Provenance, Source
+
+T0, T1, T2 = "mcp.srv-a:t0", "mcp.srv-a:t1", "mcp.srv-a:t2"
+TOOLS = (T0, T1, T2)
+SESSIONS = ("s-1", "s-2")
+DIGESTS = ("d0", "d1")
+JUNK = "junk"
+SET_NAMES = ("A", "B", "C")
+
+P_A = Provenance("mcp_config", "srv-a")
+P_B = Provenance("mcp_config", "srv-b")
+P_U = Provenance("unverified")
+
+KINDS: dict[str, tuple[Provenance, str]] = {
+    "trusted": (P_A, "trusted"),
+    "imposter": (P_B, "trusted"),
+    "untrusted": (P_U, "untrusted"),
+    "mismatch": (P_B, "mismatch"),
+}
+"""Record kinds as (provenance, source trust); `source_of` gives the matching source."""
+
+
+def source_of(tool: str, prov: Any, trust: str) -> Source:
+    """The capability source of a record of the exploration domain (inverse of `KINDS`)."""
+    name = tool.split(":", 1)[1]
+    server = "srv-b" if (prov == P_B and trust == "trusted") else "srv-a"
+    return Source("mcp", server, name)
+
+
+ALG = concrete_algebra()
+
+
+@dataclass(frozen=True)
+class Action:
+    """One model operation with concrete arguments (keyword arguments of the transition)."""
+
+    op: str
+    args: tuple[tuple[str, Any], ...]
+
+    @staticmethod
+    def of(op: str, **args: Any) -> Action:
+        return Action(op, tuple(args.items()))
+
+    @property
+    def kwargs(self) -> dict[str, Any]:
+        return dict(self.args)
+
+    def run(self, v: Variant, st: State) -> Result:
+        return OPS[self.op].run(ALG, v, st, self.kwargs)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"op": self.op, "args": {k: jsonable(x) for k, x in self.args}}
+
+
+def jsonable(x: Any) -> Any:
+    """Concrete model values as plain JSON (grants and provenances as objects)."""
+    if isinstance(x, Grant):
+        return {"session": x.session, "tool": x.tool, "generation": x.gen, "digest": x.digest}
+    if isinstance(x, Provenance):
+        return x.to_json()
+    if isinstance(x, tuple):
+        return [jsonable(e) for e in x]
+    return x
+
+
+def insert(tool: str, digest: str, kind: str) -> Action:
+    prov, trust = KINDS[kind]
+    return Action.of("catalog_insert", tool=tool, digest=digest, prov=prov, trust=trust)
+
+
+def upsert(replaced: str | None, tool: str, digest: str, kind: str) -> Action:
+    prov, trust = KINDS[kind]
+    return Action.of(
+        "catalog_upsert",
+        has_replaced=replaced is not None,
+        replaced=replaced,
+        tool=tool,
+        digest=digest,
+        prov=prov,
+        trust=trust,
+    )
+
+
+def new_set(name: str, session: str, core: tuple[str, ...]) -> Action:
+    return Action.of("set_new", name=name, session=session, core_ids=core)
+
+
+def user(name: str, tool: str) -> Action:
+    return Action.of("activate_user", name=name, tool=tool)
+
+
+def model(name: str, *tools: str) -> Action:
+    return Action.of("activate_model", confirmed=True, name=name, tools=tools)
+
+
+PHASES: tuple[tuple[tuple[Action, ...], ...], ...] = (
+    (
+        (),
+        (insert(T0, "d0", "trusted"),),
+        (insert(T0, "d0", "trusted"), insert(T1, "d0", "trusted")),
+        (insert(T0, "d0", "untrusted"),),
+        (insert(T0, "d0", "mismatch"),),
+    ),
+    (
+        (),
+        (new_set("A", "s-1", ()),),
+        (new_set("A", "s-1", (T0,)),),
+        (new_set("A", "s-1", ()), new_set("B", "s-1", ())),
+        (Action.of("set_default_core", name="A", session="s-1"),),
+    ),
+    (
+        (),
+        (user("A", T0),),
+        (user("A", T1),),
+        (user("A", T0), user("A", T1)),
+        (user("A", T0), user("A", T1), Action.of("revoke", name="A", tool=T1)),
+        (model("A", T0, T1), Action.of("revoke", name="A", tool=T0)),
+    ),
+    (
+        (),
+        (upsert(T0, T0, "d1", "trusted"),),
+        (upsert(T0, T0, "d0", "imposter"),),
+        (upsert(T0, T0, "d0", "untrusted"),),
+        (upsert(T0, T0, "d0", "mismatch"),),
+        (Action.of("catalog_remove", tool=T0),),
+        (insert(T2, "d0", "trusted"),),
+        (Action.of("catalog_rebase_past", prior=MAX_GENERATION - 1),),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Node:
+    """A reachable state and the shortest known trace (actions, their outcomes) reaching it."""
+
+    state: State
+    trace: tuple[Action, ...]
+    outcomes: tuple[str, ...]
+
+
+_NODES: dict[Variant, list[Node]] = {}
+
+
+def nodes(v: Variant = DEFAULT) -> list[Node]:
+    """Every state of the phased product run under ``v`` (each step succeeded), shortest trace
+    first.  Under a mutant some states are reachable only through the mutant's own behaviour
+    (e.g. a schema_generation decremented by revocations); those are used, when they satisfy the
+    invariant, only after every default-reachable one."""
+    if v in _NODES:
+        return _NODES[v]
+    seen: dict[Any, Node] = {}
+    start = Node(initial(ALG), (), ())
+
+    def walk(node: Node, phase: int) -> None:
+        if phase == len(PHASES):
+            key = _key(node.state)
+            if key not in seen or len(seen[key].trace) > len(node.trace):
+                seen[key] = node
+            return
+        for chunk in PHASES[phase]:
+            cur = node
+            for act in chunk:
+                if not OPS[act.op].pre(ALG, cur.state, act.kwargs):
+                    break
+                res = act.run(v, cur.state)
+                if res.code != "ok" or (res.state == cur.state and act.op != "set_new"):
+                    break
+                cur = Node(res.state, (*cur.trace, act), (*cur.outcomes, res.code))
+            else:
+                walk(cur, phase + 1)
+
+    walk(start, 0)
+    _NODES[v] = sorted(seen.values(), key=lambda n: (len(n.trace), repr(n.trace)))
+    return _NODES[v]
+
+
+def _key(st: State) -> Any:
+    return (st.catalog, st.gen, st.calls, st.sets)
+
+
+def second_state(opname: str, st: State, args: dict[str, Any]) -> tuple[State, list[str]]:
+    """The other side of a self-composition: the same catalog, generation and counters, and only
+    the sets the operation's precondition needs (dropping sets preserves the invariant).
+    Returns the state and the names of the sets kept."""
+    keep = [args[a] for a in ("name", "retained") if a in args and opname in ("rebuild", "route")]
+    keep = [n for n in keep if n is not None and st.sets[n] is not None]
+    sets = CMap.of(None, {n: st.sets[n] for n in keep})
+    return State(st.catalog, st.gen, st.calls, sets), keep
+
+
+def _grants(st: State) -> list[Grant]:
+    gens = [st.gen] + ([st.gen - 1] if st.gen > 0 else [])
+    return [
+        Grant(s, t, g, d)
+        for s, t, g, d in itertools.product(SESSIONS, TOOLS, gens, (*DIGESTS, JUNK))
+    ]
+
+
+def _good_grants(st: State, name: str) -> list[Grant]:
+    s = st.sets[name]
+    out = []
+    for t in TOOLS:
+        rec = st.catalog[t]
+        if rec is not None and s is not None:
+            out.append(Grant(s.session, t, st.gen, rec.digest))
+    return out
+
+
+def _existing(st: State) -> list[str]:
+    return [n for n in SET_NAMES if st.sets[n] is not None]
+
+
+def _seqs(tools: tuple[str, ...]) -> list[tuple[str, ...]]:
+    return [
+        (),
+        *((t,) for t in tools),
+        *itertools.permutations(tools, 2),
+        *((t, t) for t in tools),
+    ]
+
+
+def final_args(opname: str, st: State) -> Iterator[dict[str, Any]]:
+    """Every argument tuple of the op's small alphabet that satisfies the op's precondition."""
+    existing = _existing(st)
+    if opname in ("catalog_insert", "catalog_upsert"):
+        for replaced in (None, *TOOLS) if opname == "catalog_upsert" else (None,):
+            for t, d, kind in itertools.product(TOOLS, DIGESTS, KINDS):
+                a = (
+                    upsert(replaced, t, d, kind)
+                    if opname == "catalog_upsert"
+                    else insert(t, d, kind)
+                )
+                yield a.kwargs
+    elif opname == "catalog_remove":
+        for t in TOOLS:
+            yield {"tool": t}
+    elif opname == "catalog_rebase_past":
+        for p in sorted({0, st.gen, MAX_GENERATION - 1, MAX_GENERATION}):
+            yield {"prior": p}
+    elif opname == "set_new":
+        for n, s, core in itertools.product(SET_NAMES, SESSIONS, _seqs(TOOLS)):
+            yield {"name": n, "session": s, "core_ids": core}
+    elif opname in ("set_default_core", "set_progressive_core"):
+        for n, s in itertools.product(SET_NAMES, SESSIONS):
+            yield {"name": n, "session": s}
+    elif opname == "is_stale":
+        for n in existing:
+            yield {"name": n}
+    elif opname == "activate":
+        for n in existing:
+            for g in _grants(st):
+                yield {"name": n, "grant": g}
+    elif opname == "activate_many":
+        for n in existing:
+            good = _good_grants(st, n)
+            yield {"name": n, "grants": ()}
+            for g in good:
+                yield {"name": n, "grants": (g,)}
+            for g1, g2 in itertools.permutations(good, 2):
+                yield {"name": n, "grants": (g1, g2)}
+            for g in _grants(st):
+                yield {"name": n, "grants": (g,)}
+            for g1, g2 in itertools.product(good, _grants(st)):
+                yield {"name": n, "grants": (g1, g2)}
+    elif opname in ("revoke", "authorize", "activate_user"):
+        for n, t in itertools.product(existing, TOOLS):
+            yield {"name": n, "tool": t}
+    elif opname == "rebuild":
+        for n, into, prog, carry in itertools.product(
+            existing, SET_NAMES, (False, True), (True, False)
+        ):
+            yield {"name": n, "into": into, "progressive": prog, "carry_forward": carry}
+    elif opname == "issue_grant":
+        for s, t in itertools.product(SESSIONS, TOOLS):
+            yield {"session": s, "tool": t}
+    elif opname == "activate_model":
+        for confirmed, n, tools in itertools.product((True, False), existing, _seqs(TOOLS)):
+            yield {"confirmed": confirmed, "name": n, "tools": tools}
+    elif opname == "route":
+        for into, sess in itertools.product(SET_NAMES, SESSIONS):
+            yield {
+                "has_retained": False,
+                "retained": None,
+                "into": into,
+                "fallback_session": sess,
+            }
+            for n in existing:
+                yield {"has_retained": True, "retained": n, "into": into, "fallback_session": sess}
+    else:  # pragma: no cover - every op of the table is listed above
+        raise KeyError(opname)

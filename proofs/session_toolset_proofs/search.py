@@ -1,0 +1,266 @@
+"""Witnesses and counterexamples: found concretely, confirmed in Z3 by pinning.
+
+For one obligation under one variant, candidates are (reachable pre-state, final-operation
+arguments) pairs from `explore`; the transition is run concretely under the variant, a cheap
+concrete filter keeps the promising ones, and each kept candidate is *confirmed* by the
+obligation's own unbounded Z3 query (premises, side definitions, then the witness hints or the
+negated goal) with the pre-state and arguments pinned (`pin`).  Only a ``sat`` confirmation
+counts: the result is then a genuine Z3 model of the obligation's query, and its pre-state is
+reachable from the initial state by a concrete trace.  ``unknown`` from a confirmation is a
+failure of that confirmation: it never counts as found (the next candidate is tried, and a row
+with no ``sat`` confirmation reports ``unknown``, which fails the run); ``unsat`` means the filter
+was too generous for that candidate (at most `MAX_CONFIRMATIONS` are tried).
+
+The filters never decide a result, they only order the work:
+
+- counterexamples: the variant's result must *differ* from the base variant's (the default
+  profile proves the obligation, so the base result satisfies it; a candidate on which the two
+  agree cannot violate it - the filter is exact), plus the premise shape of the obligation
+  (e.g. a rejection for no-partial-mutation, a post-state breaking the invariant for
+  consecution);
+- witnesses: the hint the obligation asks for (the operation succeeded, it rejected, a batch of
+  at least two, a stale set that is still authorized, ...).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import z3  # type: ignore[import-untyped]
+from session_toolset_model.algebra import MAX_GENERATION
+from session_toolset_model.ops import OPS
+from session_toolset_model.profiles import DEFAULT, Variant
+from session_toolset_model.state import Result, State
+
+from .explore import Action, Node, final_args, nodes, second_state
+from .obligations import FINITE_STATES, SEARCH_BOUND, Obligation, Query
+from .pin import Encoder, pin_step
+from .solve import _solver
+
+MAX_CONFIRMATIONS = 25
+
+CONFIRM_RLIMIT = 1_000_000
+"""A confirmation is an essentially ground query: a sat answer needs well under 10% of this
+budget, so a smaller budget than the proofs' only makes a hopeless candidate give up sooner."""
+
+CONFIRM_BOUND: int | None = 3
+"""Confirmation queries are first built with loops over batches as ground if-chains up to this
+length (every candidate batch is shorter); a model of that query extended by the uniquely
+determined values of the unbounded side definitions is a model of the unbounded query.  If that
+comes back ``unknown`` the same candidate is confirmed with the unbounded query itself (the
+obligation exactly as proved); Z3's quantifier instantiation succeeds on one or the other."""
+
+
+@dataclass
+class Found:
+    """A confirmed instance: Z3 status, the concrete trace(s), and the model's scalar trace."""
+
+    status: str
+    seconds: float
+    trace: dict[str, str] = field(default_factory=dict)
+    concrete: list[dict[str, Any]] = field(default_factory=list)
+    node: Node | None = None
+    final: Action | None = None
+    attempts: int = 0
+
+
+def concrete_trace(node: Node, final: Action | None, outcome: str | None) -> list[dict[str, Any]]:
+    """The trace as JSON: every action with its arguments and outcome (the last one under the
+    variant searched)."""
+    out = [{**a.to_json(), "outcome": o} for a, o in zip(node.trace, node.outcomes, strict=True)]
+    if final is not None:
+        out.append({**final.to_json(), "outcome": outcome, "final": True})
+    return out
+
+
+def invariant_holds(st: State) -> bool:
+    """The inductive invariant of `encode.invariant_parts`, evaluated on a concrete state."""
+    if not 0 <= st.gen <= MAX_GENERATION:
+        return False
+    for r in st.catalog.as_dict().values():
+        if getattr(r.prov, "kind", None) == "unverified" and r.trust != "untrusted":
+            return False
+    for s in st.sets.as_dict().values():
+        if not (0 <= s.catgen <= st.gen and s.schemagen >= 0):
+            return False
+        acts = s.acts.as_dict()
+        if set(acts) & set(s.core.as_dict()):
+            return False
+        if any(a.session != s.session for a in acts.values()):
+            return False
+    return True
+
+
+Filter = Callable[[Node, dict[str, Any], Result], bool]
+
+
+OK_PREMISE = (
+    "gate.soundness",
+    "zero_inheritance.granted_for_set_session.",
+    "drift_denial.activation_generation_strict.",
+    "atomic_batch.activate_",
+    "zero_inheritance.fresh_set_empty.",
+    "zero_inheritance.self_composition.",
+)
+"""Obligations whose premises include "the operation succeeded"."""
+
+
+def _len(args: dict[str, Any]) -> int:
+    seq = args.get("grants", args.get("tools", ()))
+    return len(seq)
+
+
+def _stale_set(node: Node, args: dict[str, Any]) -> bool:
+    s = node.state.sets[args["name"]]
+    return s is not None and bool(s.catgen != node.state.gen)
+
+
+def _has_acts(node: Node, args: dict[str, Any]) -> bool:
+    s = node.state.sets[args["name"]]
+    return s is not None and bool(s.acts.as_dict())
+
+
+def premise_filter(name: str, mode: str) -> Filter:
+    """The concrete shape of the obligation's premises (and, for witnesses, its hints)."""
+    w = mode == "witness"
+
+    def f(node: Node, a: dict[str, Any], r: Result) -> bool:
+        ok = bool(r.code == "ok")
+        pre = node.state
+        if name.startswith(OK_PREMISE) and not ok:
+            return False
+        if name.startswith("no_partial_mutation."):
+            return not ok and (w or r.state != pre)
+        if name.startswith("invariant.step."):
+            return ok if w else not invariant_holds(r.state)
+        if name.startswith("counters.overflow_fails_closed."):
+            return bool(pre.gen == MAX_GENERATION)
+        if name == "atomic_batch.unauthorized_changes_nothing":
+            return not a["confirmed"]
+        if name.startswith("atomic_batch."):
+            return ok and (_len(a) >= 2 or not w)
+        if name == "gate.exactness":
+            return (ok and _stale_set(node, a)) if w else True
+        if name.startswith("drift_denial.stale_iff"):
+            return bool(r.extras["stale"]) if w else True
+        if name.startswith("drift_denial.rebuild_"):
+            return bool(a["carry_forward"]) and (_has_acts(node, a) or not w)
+        if name == "counters.schema_generation_never_decreases.rebuild":
+            return bool(a["carry_forward"])
+        if name.endswith((".activate_many",)) and name.startswith(
+            ("drift_denial.activation_generation_strict", "zero_inheritance.granted_for")
+        ):
+            return ok and _len(a) > 0
+        if name.startswith(("zero_inheritance.fresh_set_empty", "zero_inheritance.self_comp")):
+            if name.endswith(".rebuild") and bool(a["carry_forward"]):
+                return False
+            if name.endswith(".route") and bool(a["has_retained"]):
+                return False
+            return ok
+        if name == "gate.soundness":
+            return ok
+        if name.startswith("counters.generation_never_reused"):
+            return ok and (w or bool(r.state.gen != pre.gen))
+        return ok if w else True
+
+    return f
+
+
+def _instances(opname: str, v: Variant) -> Iterator[tuple[Node, dict[str, Any]]]:
+    """Default-reachable pre-states first, then states reachable only under ``v`` that satisfy
+    the invariant (the obligation's premise)."""
+    known = set()
+    for node in nodes():
+        known.add(node.state)
+        for args in final_args(opname, node.state):
+            yield node, args
+    if v == DEFAULT:
+        return
+    for node in nodes(v):
+        if node.state in known or not invariant_holds(node.state):
+            continue
+        for args in final_args(opname, node.state):
+            yield node, args
+
+
+def find(
+    ob: Obligation, build: Callable[[], Query], v: Variant, mode: str, base: Variant | None
+) -> Found:
+    """A witness (``mode="witness"``) or counterexample of ``ob`` under ``v``, confirmed in Z3.
+
+    ``base`` (counterexamples only) is the variant whose results are known to satisfy ``ob``.
+    """
+    start = time.perf_counter()
+    queries: dict[int | None, tuple[Query, list[Any]]] = {}
+
+    def query(bound: int | None) -> tuple[Query, list[Any]]:
+        if bound not in queries:
+            tokens = (SEARCH_BOUND.set(bound), FINITE_STATES.set(False))
+            try:
+                q = build()
+            finally:
+                FINITE_STATES.reset(tokens[1])
+                SEARCH_BOUND.reset(tokens[0])
+            goal = q.witness if mode == "witness" else [z3.Not(q.goal)]
+            queries[bound] = (q, [*q.premises, *q.alg.defs, *goal])
+        return queries[bound]
+
+    if ob.op is None:  # initiation: no transition, the query is ground
+        solver = _solver()
+        solver.add(*query(None)[1])
+        return Found(str(solver.check()), time.perf_counter() - start)
+    opname = ob.op
+    keep = premise_filter(ob.name, mode)
+    attempts = unknowns = 0
+    for node, args in _instances(opname, v if mode != "witness" else DEFAULT):
+        act = Action.of(opname, **args)
+        res = act.run(v, node.state)
+        second: State | None = None
+        kept: list[str] = []
+        if ob.kind == "hyperproperty":
+            second, kept = second_state(opname, node.state, args)
+        if base is not None:
+            same = _same(act.run(base, node.state), res)
+            if second is not None:
+                same = same and _same(act.run(base, second), act.run(v, second))
+            if same:
+                continue
+        if not keep(node, args, res):
+            continue
+        attempts += 1
+        status = z3.unknown
+        for bound in (CONFIRM_BOUND, None):
+            q, base_query = query(bound)
+            enc = Encoder()
+            pins = pin_step(enc, opname, q.steps[0].pre, q.steps[0].args, node.state, args)
+            if second is not None:
+                pins += pin_step(enc, opname, q.steps[1].pre, q.steps[1].args, second, args)
+            # a fresh solver per confirmation (incremental push/pop mode gives up more often)
+            solver = _solver()
+            solver.set("rlimit", CONFIRM_RLIMIT)
+            solver.add(*base_query, *pins, *enc.facts())
+            status = solver.check()
+            if status != z3.unknown:
+                break
+        if status == z3.sat:
+            model = solver.model()
+            trace = {k: str(model.eval(t, model_completion=True)) for k, t in q.trace.items()}
+            concrete = concrete_trace(node, act, res.code)
+            if second is not None:
+                concrete.append({"second_pre_state": f"the pre-state with only sets {kept} kept"})
+            return Found("sat", time.perf_counter() - start, trace, concrete, node, act, attempts)
+        unknowns += status != z3.unsat
+        if attempts >= MAX_CONFIRMATIONS:
+            break
+    status_name = "unknown" if unknowns else "exhausted"
+    return Found(status_name, time.perf_counter() - start, attempts=attempts)
+
+
+def _same(a: Result, b: Result) -> bool:
+    return bool(a.code == b.code and a.state == b.state and a.extras == b.extras)
+
+
+__all__ = ["OPS", "Found", "find", "invariant_holds"]
