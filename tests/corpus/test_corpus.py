@@ -36,8 +36,11 @@ def reference_handle() -> Handle:
 
 
 def corpus_files() -> list[Path]:
+    """The files this builder owns (not the recorded or model-generated directories)."""
     return sorted(
-        p for p in DEFAULT_OUT.rglob("*.json") if p.relative_to(DEFAULT_OUT).parts[0] != "original"
+        p
+        for p in DEFAULT_OUT.rglob("*.json")
+        if p.relative_to(DEFAULT_OUT).parts[0] not in FOREIGN_DIRS
     )
 
 

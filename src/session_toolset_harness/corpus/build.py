@@ -24,8 +24,10 @@ from session_toolset_harness.corpus.groups import (
 #: The packaged corpus directory (the runner's default ``--vectors``).
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "vectors"
 
-#: Directories under the corpus that the builder does not own (recorded, not generated).
-FOREIGN_DIRS = frozenset({"original"})
+#: Directories under the corpus that this builder does not own: ``original`` is recorded from
+#: the original implementation, ``model`` is generated from the model by
+#: ``python -m session_toolset_harness.explore.golden build`` (which checks it in turn).
+FOREIGN_DIRS = frozenset({"original", "model"})
 
 _MODULES = (
     protocol,

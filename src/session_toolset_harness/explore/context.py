@@ -1,0 +1,83 @@
+"""What one exploration run shares between its examples: the SUT, digest labels, coverage and
+the last divergence (Hypothesis replays the shrunk example last, so the last one recorded is the
+minimal one)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import pools
+from .sut import Sut, SutFailure
+
+Reply = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """One request with the oracle's expected reply and the SUT's actual one."""
+
+    request: Reply
+    expected: Reply
+    actual: Reply | None
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """A failing sequence: the operations sent, the observation at the failure, and why."""
+
+    steps: tuple[StepRecord, ...]
+    observation: tuple[StepRecord, ...]
+    reason: str
+
+
+class DivergenceError(AssertionError):
+    """Raised inside the machine; Hypothesis shrinks on it."""
+
+
+@dataclass
+class RunContext:
+    sut: Sut
+    digests: dict[str, str]
+    coverage: Counter[tuple[str, str]] = field(default_factory=Counter)
+    failure: Divergence | None = None
+    steps_run: int = 0
+
+
+def digest_requests() -> list[Reply]:
+    return [{"op": "digest", "schema": s} for s in pools.SCHEMAS]
+
+
+class DigestPreflightError(Exception):
+    """The SUT's digest of a pooled schema is not the original implementation's value."""
+
+    def __init__(self, records: list[StepRecord], reason: str) -> None:
+        super().__init__(reason)
+        self.records = records
+        self.reason = reason
+
+
+def learn_digests(sut: Sut) -> dict[str, str]:
+    """Ask the SUT for the digest of every pooled schema: these hex strings become the oracle's
+    digest labels.  They must be pairwise distinct, or drift would be invisible to the run, and
+    each must equal the value the original implementation recorded for that schema (a three-row
+    preflight; the full digest check is the digest vectors' job)."""
+    reference = pools.reference_digests()
+    labels: dict[str, str] = {}
+    records: list[StepRecord] = []
+    for request in digest_requests():
+        key = pools.schema_key(request["schema"])
+        reply = sut.send(request)
+        records.append(StepRecord(request, {"ok": True, "digest": reference[key]}, reply))
+        digest = reply.get("digest")
+        if reply.get("ok") is not True or not isinstance(digest, str):
+            raise DigestPreflightError(records, f"digest request failed: {reply!r}"[:300])
+        if digest != reference[key]:
+            raise DigestPreflightError(
+                records, f"digest of {key} is {digest}, the original's is {reference[key]}"
+            )
+        labels[key] = digest
+    if len(set(labels.values())) != len(labels):
+        raise SutFailure(f"the SUT gives equal digests to distinct schemas: {labels}")
+    return labels

@@ -1,0 +1,605 @@
+"""The stateful model-based test: a Hypothesis RuleBasedStateMachine that drives a system under
+test and the model's oracle side by side, one PROTOCOL.md request per rule.
+
+After every step it compares (1) the reply: code and payload, by the PROTOCOL.md subset rule with
+the oracle's reply as the expected subset, and (2) the full observable state — ``catalog_state``,
+``snapshot`` of every pooled set name (an absent set must be a ``Protocol`` error on both sides)
+and ``factory_calls`` of every pooled tool.  On every rejection it also checks that nothing moved:
+the observation after equals the observation before, on both sides (no partial mutation).
+
+Entities recur through Bundles (tools, sessions, set names, grant names); hostile values come from
+the hand-classified pools.  A request never carries two faulty fields at once, because PROTOCOL.md
+does not fix which of two field errors is reported.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import hypothesis.strategies as st
+from hypothesis.stateful import (
+    Bundle,
+    RuleBasedStateMachine,
+    initialize,
+    multiple,
+    rule,
+)
+
+from ..conform.matcher import first_difference
+from . import pools
+from .bridge import ExpectedWorld
+from .context import Divergence, DivergenceError, RunContext, StepRecord
+from .sut import SutFailure
+
+Reply = dict[str, Any]
+MAX = pools.MAX_GENERATION
+GRANT_NAMES = ("g1", "g2", "g3")
+GATE_MESSAGE_LIMIT = 512
+
+OBSERVATION: tuple[Reply, ...] = (
+    {"op": "catalog_state"},
+    *({"op": "snapshot", "set": n} for n in pools.SET_NAMES),
+    *({"op": "factory_calls", "tool": t} for t in pools.TOOL_IDS),
+)
+
+tool_ids = st.sampled_from(pools.TOOL_IDS)
+hostile_ids = st.one_of(
+    [st.sampled_from(group) for group in pools.by_error(pools.HOSTILE_TOOL_IDS).values()]
+)
+hostile_sessions = st.one_of(
+    [st.sampled_from(group) for group in pools.by_error(pools.SESSION_CASES).values()]
+)
+"""Hostile texts, drawn error class first so every expected code is about equally likely."""
+set_names = st.sampled_from(pools.SET_NAMES)
+HOSTILE_KINDS = (
+    "insert_id",
+    "upsert_id",
+    "upsert_replaced",
+    "remove",
+    "issue_tool",
+    "issue_session",
+    "forge_tool",
+    "forge_session",
+    "forge_session",
+    "issue_session",
+    "set_new_session",
+    "set_new_core",
+    "default_session",
+    "progressive_session",
+    "route_fallback",
+    "activate_user",
+    "activate_model",
+    "revoke",
+    "authorize",
+)
+grant_names = st.sampled_from(GRANT_NAMES)
+flavors = st.sampled_from([0, 0, 1, 2])
+"""A flavor index (modulo the tool's flavors): the trusted flavor 0 is drawn most often."""
+
+
+def outcome(reply: Reply) -> str:
+    return "ok" if reply.get("ok") is True else str(reply.get("error"))
+
+
+def _without_message(reply: Reply | None) -> Reply | None:
+    return None if reply is None else {k: v for k, v in reply.items() if k != "message"}
+
+
+class ExploreMachine(RuleBasedStateMachine):
+    """One example: reset both sides, then a sequence of rules."""
+
+    tools = Bundle("tools")
+    sessions = Bundle("sessions")
+    sets = Bundle("sets")
+    grants = Bundle("grants")
+
+    def __init__(self, ctx: RunContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+        ctx.failure = None  # the last example run (Hypothesis's final replay) decides
+        self.world = ExpectedWorld(ctx.digests)
+        self.log: list[StepRecord] = []
+        self._observed_state: object = None
+        self._expected_obs: list[Reply] = []
+        ctx.sut.send({"op": "reset"})
+        self.obs_expected, self.obs_actual = self._observe()
+
+    # -- the comparison core ---------------------------------------------------------------
+    def _fail(self, reason: str, observation: list[StepRecord]) -> None:
+        self.ctx.failure = Divergence(tuple(self.log), tuple(observation), reason)
+        raise DivergenceError(reason)
+
+    def _send(self, request: Reply) -> Reply | None:
+        try:
+            return self.ctx.sut.send(request)
+        except SutFailure as err:
+            self.log.append(StepRecord(request, self.world.handle(request), None))
+            self._fail(f"no usable reply: {err}", [])
+        return None
+
+    def _observe(self) -> tuple[list[Reply], list[Reply | None]]:
+        state = self.world.oracle.state
+        if state != self._observed_state:  # oracle states are immutable values
+            self._expected_obs = [self.world.handle(r) for r in OBSERVATION]
+            self._observed_state = state
+        expected = self._expected_obs
+        actual: list[Reply | None] = []
+        for request in OBSERVATION:
+            try:
+                actual.append(_without_message(self.ctx.sut.send(request)))
+            except SutFailure:
+                actual.append(None)
+        return expected, actual
+
+    def step(self, request: Reply) -> Reply:
+        """Send one request to both sides and check reply, state and (on rejection) frame."""
+        expected = self.world.handle(request)
+        actual = self._send(request)
+        assert actual is not None
+        self.log.append(StepRecord(request, expected, actual))
+        self.ctx.steps_run += 1
+        code = outcome(expected)
+        self.ctx.coverage[(str(request["op"]), code)] += 1
+        diff = first_difference(expected, actual)
+        if diff is not None:
+            self._fail(f"reply differs at {diff.path}: {diff.message}", [])
+        self._check_message(request, actual)
+        obs_expected, obs_actual = self._observe()
+        if obs_expected is self.obs_expected and obs_actual == self.obs_actual:
+            return expected  # nothing moved on either side, and it matched before
+        records = [
+            StepRecord(r, e, a)
+            for r, e, a in zip(OBSERVATION, obs_expected, obs_actual, strict=True)
+        ]
+        for record in records:
+            found = (
+                None if record.actual is None else first_difference(record.expected, record.actual)
+            )
+            if record.actual is None or found is not None:
+                where = "no reply" if found is None else f"{found.path}: {found.message}"
+                self._fail(
+                    f"observable state differs after {request['op']} "
+                    f"({record.request['op']} {where})",
+                    records,
+                )
+        if code != "ok" and obs_actual != self.obs_actual:
+            self._fail(f"rejected {request['op']} ({code}) changed the SUT's state", records)
+        if code != "ok" and obs_expected != self.obs_expected:
+            self._fail(f"oracle: rejected {request['op']} ({code}) changed its state", records)
+        self.obs_expected, self.obs_actual = obs_expected, obs_actual
+        return expected
+
+    def _check_message(self, request: Reply, actual: Reply) -> None:
+        if actual.get("ok") is True:
+            return
+        message = actual.get("message")
+        if not isinstance(message, str):
+            self._fail("a rejection without a string message", [])
+        limit_applies = str(actual.get("error", "")).startswith("ToolAuthorizationError.")
+        if limit_applies and len(str(message).encode()) >= GATE_MESSAGE_LIMIT:
+            self._fail(f"gate denial message is {len(str(message))} bytes (limit 512)", [])
+
+    def _gen(self) -> int:
+        return self.world.generation()
+
+    def _member(self, name: str, tool: str, member: int) -> str:
+        """Bias towards the set's own tools: ``member`` < 4 picks one of its core/activated
+        tools (by index), if any; otherwise the drawn ``tool``.  Gate and revocation outcomes
+        other than NotActivated need a tool the set knows."""
+        s = self.world.observe()["sets"][name]
+        known = [*s["activated"], *s["core"]] if member < 2 else [*s["core"], *s["activated"]]
+        return known[member % len(known)] if member < 4 and known else tool
+
+    def _record(self, tool: str, flavor: int, schema: int, derived: bool) -> Reply:
+        f = pools.TOOL_BY_ID[tool].flavors[flavor % len(pools.TOOL_BY_ID[tool].flavors)]
+        req: Reply = {
+            "source": f.source.to_json(),
+            "provenance": f.provenance.to_json(),
+            "schema": pools.SCHEMAS[schema],
+        }
+        if not (f.derives and derived):
+            req["id"] = tool
+        return req
+
+    # -- entities --------------------------------------------------------------------------
+    @initialize(
+        target=tools,
+        batch=st.lists(tool_ids, min_size=1, max_size=4, unique=True),
+        flavor=st.lists(flavors, min_size=4, max_size=4),
+        schema=st.integers(0, 2),
+    )
+    def populate(self, batch: list[str], flavor: list[int], schema: int) -> Any:
+        """Start each example with a few cataloged tools (mostly trusted): most behaviour
+        needs records, and waiting for random inserts would spend the budget on UnknownTool."""
+        for index, tool in enumerate(batch):
+            self.step({"op": "catalog_insert", **self._record(tool, flavor[index], schema, True)})
+        return multiple(*batch)
+
+    @initialize(target=sessions, session=st.sampled_from(pools.SESSIONS))
+    def first_session(self, session: str) -> str:
+        return session
+
+    @rule(target=tools, tool=tool_ids)
+    def another_tool(self, tool: str) -> str:
+        return tool
+
+    @rule(target=sessions, session=st.sampled_from(pools.SESSIONS))
+    def another_session(self, session: str) -> str:
+        return session
+
+    # -- catalog ---------------------------------------------------------------------------
+    @rule(tool=tools, flavor=flavors, schema=st.integers(0, 2), derived=st.booleans())
+    def catalog_insert(self, tool: str, flavor: int, schema: int, derived: bool) -> None:
+        self.step({"op": "catalog_insert", **self._record(tool, flavor, schema, derived)})
+
+    @rule(
+        replaced=st.none() | tools,
+        tool=tools,
+        flavor=flavors,
+        schema=st.integers(0, 2),
+        derived=st.booleans(),
+    )
+    def catalog_upsert(
+        self, replaced: str | None, tool: str, flavor: int, schema: int, derived: bool
+    ) -> None:
+        record = self._record(tool, flavor, schema, derived)
+        self.step({"op": "catalog_upsert", "replaced": replaced, **record})
+
+    @rule(tool=tools)
+    def catalog_remove(self, tool: str) -> None:
+        self.step({"op": "catalog_remove", "id": tool})
+
+    @rule(
+        kind=st.sampled_from(
+            ["rebase_zero", "rebase_current", "rebase_ahead", "set_0", "set_1"] * 2
+            + ["rebase_max-1", "rebase_max", "set_max-2", "set_max-1", "set_max"]
+        )
+    )
+    def catalog_generation(self, kind: str) -> None:
+        """The generation seams, one rule so boundary values stay a small share of the steps."""
+        gen = self._gen()
+        values = {
+            "zero": 0,
+            "current": gen,
+            "ahead": min(gen + 3, MAX),
+            "0": 0,
+            "1": 1,
+            "max-2": MAX - 2,
+            "max-1": MAX - 1,
+            "max": MAX,
+        }
+        op, which = kind.split("_")
+        if op == "rebase":
+            self.step({"op": "catalog_rebase_past", "prior": values[which]})
+        else:
+            self.step({"op": "catalog_set_generation", "value": values[which]})
+
+    # -- grants ----------------------------------------------------------------------------
+    @rule(target=grants, name=grant_names, session=sessions, tool=tools)
+    def issue_grant(self, name: str, session: str, tool: str) -> Any:
+        reply = self.step({"op": "issue_grant", "name": name, "session": session, "tool": tool})
+        return name if reply["ok"] else multiple()
+
+    @rule(
+        target=grants,
+        name=grant_names,
+        session=sessions,
+        tool=tools,
+        gen_kind=st.sampled_from(["current", "previous", "next", "zero", "max"]),
+        digest=st.sampled_from(["current", "0", "1", "2", *pools.BOGUS_DIGESTS]),
+    )
+    def forge_grant(self, name: str, session: str, tool: str, gen_kind: str, digest: str) -> Any:
+        gen = self._gen()
+        generation = {
+            "current": gen,
+            "previous": max(gen - 1, 0),
+            "next": min(gen + 1, MAX),
+            "zero": 0,
+        }.get(gen_kind, MAX)
+        labels = list(self.ctx.digests.values())
+        current = self.world.record_digest(tool)
+        if digest == "current":
+            text = current if current is not None else labels[0]
+        elif digest in ("0", "1", "2"):
+            text = labels[int(digest)]
+        else:
+            text = digest
+        reply = self.step(
+            {
+                "op": "forge_grant",
+                "name": name,
+                "session": session,
+                "tool": tool,
+                "generation": generation,
+                "digest": text,
+            }
+        )
+        return name if reply["ok"] else multiple()
+
+    # -- sets ------------------------------------------------------------------------------
+    @rule(target=sets, name=set_names, session=sessions, core=st.lists(tools, max_size=3))
+    def set_new(self, name: str, session: str, core: list[str]) -> Any:
+        reply = self.step({"op": "set_new", "name": name, "session": session, "core": core})
+        return name if reply["ok"] else multiple()
+
+    @rule(target=sets, name=set_names, session=sessions, progressive=st.booleans())
+    def set_built_core(self, name: str, session: str, progressive: bool) -> str:
+        op = "set_progressive_core" if progressive else "set_default_core"
+        self.step({"op": op, "name": name, "session": session})
+        return name
+
+    @rule(
+        target=sets,
+        source=sets,
+        into=set_names,
+        progressive=st.booleans(),
+        carry=st.sampled_from([None, True, False]),
+    )
+    def rebuild(self, source: str, into: str, progressive: bool, carry: bool | None) -> str:
+        request: Reply = {"op": "rebuild", "set": source, "into": into, "progressive": progressive}
+        if carry is not None:
+            request["carry_forward"] = carry
+        self.step(request)
+        return into
+
+    @rule(target=sets, retained=st.none() | sets, into=set_names, fallback=sessions)
+    def route(self, retained: str | None, into: str, fallback: str) -> str:
+        self.step({"op": "route", "set": retained, "into": into, "fallback_session": fallback})
+        return into
+
+    @rule(name=sets)
+    def is_stale(self, name: str) -> None:
+        self.step({"op": "is_stale", "set": name})
+
+    @rule(name=sets, tool=tools, member=st.integers(0, 7))
+    def revoke(self, name: str, tool: str, member: int) -> None:
+        self.step({"op": "revoke", "set": name, "tool": self._member(name, tool, member)})
+
+    # -- activation and the gate -----------------------------------------------------------
+    @rule(name=sets, grant=grants)
+    def activate(self, name: str, grant: str) -> None:
+        self.step({"op": "activate", "set": name, "grant": grant})
+
+    @rule(name=sets, batch=st.lists(grants, max_size=4))
+    def activate_many(self, name: str, batch: list[str]) -> None:
+        self.step({"op": "activate_many", "set": name, "grants": batch})
+
+    @rule(name=sets, tool=tools)
+    def activate_user(self, name: str, tool: str) -> None:
+        self.step({"op": "activate_user", "set": name, "tool": tool})
+
+    @rule(
+        name=sets,
+        confirmed=st.booleans(),
+        batch=st.lists(tools, max_size=3),
+    )
+    def activate_model(self, name: str, confirmed: bool, batch: list[str]) -> None:
+        authority = "model_confirmed" if confirmed else "unauthorized"
+        self.step({"op": "activate_model", "set": name, "authority": authority, "tools": batch})
+
+    @rule(name=sets, tool=tools, member=st.integers(0, 7))
+    def authorize(self, name: str, tool: str, member: int) -> None:
+        self.step({"op": "authorize", "set": name, "tool": self._member(name, tool, member)})
+
+    @rule(
+        target=grants,
+        name=sets,
+        door=st.sampled_from(["user", "model", "exact", "batch", "all_batch", "all_model"]),
+        batch=st.lists(tools, min_size=1, max_size=3),
+        skew=st.sampled_from(
+            [
+                "none",
+                "none",
+                "none",
+                "digest",
+                "generation",
+                "stale",
+                "retrust",
+                "foreign",
+                "duplicate",
+            ]
+        ),
+        then=st.sampled_from(["nothing", "again", "again", "revoke", "authorize"]),
+    )
+    def refresh_then_activate(
+        self, name: str, door: str, batch: list[str], skew: str, then: str
+    ) -> Any:
+        """Rebuild a set in place (so it is fresh), activate through one of the four doors, and
+        optionally repeat the same request, revoke or call the first tool.
+
+        Random catalog churn leaves most sets stale, so without this macro the success paths
+        (and AlreadyActivated, revocation, exact-basis gate calls) would be rare.  The ``exact``
+        and ``batch`` doors forge grants exact for the set's session and the current catalog —
+        the low-level doors do not check source trust, so these reach the batch's trust
+        checks.  ``skew`` makes one forged grant (the activated one, or the batch's last)
+        carry another digest, the previous generation or another session; or repeats the first
+        tool; or makes the set stale (a rebase) before the grants are forged; or re-catalogs
+        the first tool with its second source/provenance first.
+        """
+        # Progressive: a default core would hold every verified record, leaving little to
+        # activate (AlreadyCore).
+        self.step({"op": "rebuild", "set": name, "into": name, "progressive": True})
+        if skew == "retrust":  # re-catalog the first tool with its second (mostly untrusted) flavor
+            self.step(
+                {
+                    "op": "catalog_upsert",
+                    "replaced": batch[0],
+                    **self._record(batch[0], 1, 0, False),
+                }
+            )
+            self.step({"op": "rebuild", "set": name, "into": name, "progressive": True})
+        if skew == "stale":  # the grants below are current, the set is not
+            self.step({"op": "catalog_rebase_past", "prior": 0})
+        names: list[str] = []
+        if door.startswith("all_"):  # every trusted record the set lacks: a batch that applies
+            obs = self.world.observe()
+            have = {*obs["sets"][name]["core"], *obs["sets"][name]["activated"]}
+            fits = [t for t, r in obs["records"].items() if r["trust"] == "trusted"]
+            batch = [t for t in fits if t not in have][:3] or batch
+            door = door[4:]
+            skew = skew if skew in ("duplicate", "stale") else "none"  # mostly: let it apply
+        if skew == "duplicate":  # the same tool twice in one batch
+            batch = [*batch, batch[0]]
+        if door == "user":
+            request: Reply = {"op": "activate_user", "set": name, "tool": batch[0]}
+        elif door == "model":
+            request = {
+                "op": "activate_model",
+                "set": name,
+                "authority": "model_confirmed",
+                "tools": batch,
+            }
+        else:
+            # The skewed grant is the one activated (exact) or the batch's last, so the grants
+            # before it are valid and a partial application would show.
+            names = self._forge_exact(name, batch, skew, 0 if door == "exact" else len(batch) - 1)
+            request = (
+                {"op": "activate", "set": name, "grant": names[0]}
+                if door == "exact"
+                else {"op": "activate_many", "set": name, "grants": names}
+            )
+        self.step(request)
+        if then == "again":
+            self.step(request)
+        elif then in ("revoke", "authorize"):
+            self.step({"op": then, "set": name, "tool": batch[0]})
+        return multiple(*names)
+
+    def _forge_exact(self, name: str, batch: list[str], skew: str, target: int) -> list[str]:
+        session = self.world.observe()["sets"][name]["session"]
+        foreign = next(x for x in pools.SESSIONS if x != session)
+        labels = list(self.ctx.digests.values())
+        names = []
+        for index, (grant_name, tool) in enumerate(zip(GRANT_NAMES, batch, strict=False)):
+            digest = self.world.record_digest(tool) or labels[0]
+            generation = self._gen()
+            if index == target and skew == "digest":
+                digest = labels[(labels.index(digest) + 1) % len(labels)]
+            if index == target and skew == "generation":
+                generation = max(generation - 1, 0)
+            who = foreign if index == target and skew == "foreign" else session
+            self.step(
+                {
+                    "op": "forge_grant",
+                    "name": grant_name,
+                    "session": who,
+                    "tool": tool,
+                    "generation": generation,
+                    "digest": digest,
+                }
+            )
+            names.append(grant_name)
+        return names
+
+    @rule(
+        name=sets,
+        member=st.integers(0, 7),
+        tool=tools,
+        change=st.sampled_from(["schema", "flavor", "remove", "rebase"]),
+        flavor=flavors,
+    )
+    def drift_then_authorize(
+        self, name: str, member: int, tool: str, change: str, flavor: int
+    ) -> None:
+        """Change one of the set's own records (digest drift, a coherent imposter or another
+        trust, removal) or only the generation, then call it through the gate."""
+        tool = self._member(name, tool, member % 4)
+        digest = self.world.record_digest(tool)
+        if change == "remove":
+            self.step({"op": "catalog_remove", "id": tool})
+        elif change == "rebase" or digest is None:
+            self.step({"op": "catalog_rebase_past", "prior": 0})
+        else:
+            schema = pools.SCHEMAS.index(
+                next(x for x in pools.SCHEMAS if self.ctx.digests[pools.schema_key(x)] == digest)
+            )
+            if change == "schema":
+                schema = (schema + 1) % len(pools.SCHEMAS)
+            record = self._record(tool, flavor if change == "flavor" else 0, schema, False)
+            self.step({"op": "catalog_upsert", "replaced": tool, **record})
+        self.step({"op": "authorize", "set": name, "tool": tool})
+
+    @rule(name=sets, wire=st.sampled_from(sorted(pools.UNMATCHED_WIRE_NAMES)))
+    def authorize_unknown_wire_name(self, name: str, wire: str) -> None:
+        """A wire name that resolves to nothing: denied, echoed only up to 128 bytes."""
+        self.step({"op": "authorize_wire", "set": name, "wire_name": wire})
+
+    @rule(data=st.data(), kind=st.sampled_from(HOSTILE_KINDS))
+    def hostile_field(self, data: st.DataObject, kind: str) -> None:
+        """One request with exactly one hostile identity field (tool id or session).
+
+        The error expected is the hand-derived one of the pool; the set named (when the op
+        needs one) exists, so the field error is the only error in the request.
+        """
+        raw_id = data.draw(hostile_ids, label="hostile id")
+        raw_session = data.draw(hostile_sessions, label="hostile session")
+        known = self.world.set_names()
+        name = data.draw(st.sampled_from(known)) if known else None
+        record: Reply = {
+            "source": {"kind": "builtin", "name": "read"},
+            "provenance": {"kind": "builtin_runtime"},
+            "schema": pools.SCHEMAS[0],
+        }
+        forge: Reply = {
+            "op": "forge_grant",
+            "name": "g1",
+            "generation": 0,
+            "digest": pools.BOGUS_DIGESTS[0],
+        }
+        requests: dict[str, Reply] = {
+            "insert_id": {"op": "catalog_insert", **record, "id": raw_id},
+            "upsert_id": {"op": "catalog_upsert", "replaced": None, **record, "id": raw_id},
+            "upsert_replaced": {"op": "catalog_upsert", "replaced": raw_id, **record},
+            "remove": {"op": "catalog_remove", "id": raw_id},
+            "issue_tool": {"op": "issue_grant", "name": "g1", "session": "s1", "tool": raw_id},
+            "issue_session": {
+                "op": "issue_grant",
+                "name": "g1",
+                "session": raw_session,
+                "tool": "builtin:read",
+            },
+            "forge_tool": {**forge, "session": "s1", "tool": raw_id},
+            "forge_session": {**forge, "session": raw_session, "tool": "builtin:read"},
+            "set_new_session": {"op": "set_new", "name": "A", "session": raw_session, "core": []},
+            "set_new_core": {
+                "op": "set_new",
+                "name": "A",
+                "session": "s1",
+                "core": ["builtin:read", raw_id],
+            },
+            "default_session": {"op": "set_default_core", "name": "B", "session": raw_session},
+            "progressive_session": {
+                "op": "set_progressive_core",
+                "name": "C",
+                "session": raw_session,
+            },
+            "route_fallback": {
+                "op": "route",
+                "set": name,
+                "into": "A",
+                "fallback_session": raw_session,
+            },
+        }
+        if kind in requests:
+            self.step(requests[kind])
+            return
+        if name is None:
+            return
+        if kind == "activate_model":
+            authority = data.draw(st.sampled_from(["model_confirmed", "unauthorized"]))
+            self.step(
+                {"op": kind, "set": name, "authority": authority, "tools": ["builtin:read", raw_id]}
+            )
+        else:
+            self.step({"op": kind, "set": name, "tool": raw_id})
+
+    @rule(
+        name=sets,
+        op=st.sampled_from(["is_stale", "activate_user", "authorize", "revoke", "activate"]),
+    )
+    def unknown_name(self, name: str, op: str) -> None:
+        """Protocol errors: a set name never created, or a grant name never stored."""
+        if op == "activate":
+            self.step({"op": op, "set": name, "grant": "never-stored"})
+        else:
+            self.step({"op": op, "set": "nope", "tool": "builtin:read"})

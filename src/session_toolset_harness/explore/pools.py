@@ -1,0 +1,310 @@
+"""Entity pools for model-based exploration: every value's validity is known by construction.
+
+Identity parsing and source-aware id derivation are outside the model, so the explorer never
+asks the implementation what an id or a session is.  Instead it draws from pools whose expected
+behaviour was derived by hand from SPEC.md section 1: valid ToolIds with several
+(source, provenance) *flavors* each (trusted, untrusted, provenance-mismatched and coherent
+imposters), valid sessions, and hostile ids and sessions with the exact typed error SPEC.md
+names for them.  Schemas form a small pool whose digests are learnt from the system under test
+at the start of a run (see `bridge`), because SchemaDigest is checked by the digest vectors.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Final
+
+from session_toolset_model.values import Provenance, Source
+
+MAX_GENERATION: Final = 2**64 - 1
+
+
+@dataclass(frozen=True)
+class Flavor:
+    """One (source, provenance) pair a pooled tool can be cataloged with.
+
+    ``trust`` is SPEC.md's source-trust verdict for the pair (trusted / untrusted / mismatch);
+    ``derives`` says that the source-aware constructor yields exactly the tool's id, so the
+    request may omit ``id`` (all pooled segments are canonical, hence kept verbatim, §1.1).
+    """
+
+    label: str
+    source: Source
+    provenance: Provenance
+    trust: str
+    derives: bool
+
+
+@dataclass(frozen=True)
+class PoolTool:
+    id: str
+    flavors: tuple[Flavor, ...]
+
+
+def _f(label: str, src: Source, prov: Provenance, trust: str, derives: bool) -> Flavor:
+    return Flavor(label, src, prov, trust, derives)
+
+
+_BUILTIN = Provenance("builtin_runtime")
+_UNVERIFIED = Provenance("unverified")
+
+TOOLS: Final[tuple[PoolTool, ...]] = (
+    PoolTool(
+        "builtin:read",  # in the progressive core list
+        (
+            _f("trusted", Source("builtin", name="read"), _BUILTIN, "trusted", True),
+            _f(
+                "imposter",
+                Source("mcp", "srv", "read"),
+                Provenance("mcp_config", "srv"),
+                "trusted",
+                False,
+            ),
+            _f("unverified", Source("builtin", name="read"), _UNVERIFIED, "untrusted", True),
+        ),
+    ),
+    PoolTool(
+        "builtin:bash",  # in the progressive core list
+        (
+            _f("trusted", Source("builtin", name="bash"), _BUILTIN, "trusted", True),
+            _f(
+                "mismatch",
+                Source("builtin", name="bash"),
+                Provenance("extension_manifest", "acme"),
+                "mismatch",
+                True,
+            ),
+        ),
+    ),
+    PoolTool(
+        "ext.acme:lint",
+        (
+            _f(
+                "trusted",
+                Source("extension", "acme", "lint"),
+                Provenance("extension_manifest", "acme"),
+                "trusted",
+                True,
+            ),
+            _f(
+                "mismatch",
+                Source("extension", "acme", "lint"),
+                Provenance("extension_manifest", "other"),
+                "mismatch",
+                True,
+            ),
+            _f(
+                "imposter",
+                Source("plugin", "pk", "lint"),
+                Provenance("plugin_config", "pk"),
+                "trusted",
+                False,
+            ),
+        ),
+    ),
+    PoolTool(
+        "mcp.srv:query",
+        (
+            _f(
+                "trusted",
+                Source("mcp", "srv", "query"),
+                Provenance("mcp_config", "srv"),
+                "trusted",
+                True,
+            ),
+            _f(
+                "unknown_source",
+                Source("unknown", name="query"),
+                Provenance("mcp_config", "srv"),
+                "untrusted",
+                False,
+            ),
+            _f("unverified", Source("mcp", "srv", "query"), _UNVERIFIED, "untrusted", True),
+        ),
+    ),
+    PoolTool(
+        "plugin.pk:fmt",
+        (
+            _f(
+                "trusted",
+                Source("plugin", "pk", "fmt"),
+                Provenance("plugin_config", "pk"),
+                "trusted",
+                True,
+            ),
+            _f(
+                "mismatch",
+                Source("plugin", "pk", "fmt"),
+                Provenance("plugin_config", "zz"),
+                "mismatch",
+                True,
+            ),
+        ),
+    ),
+    PoolTool(
+        "unknown:mystery",  # unknown source: never trusted, yet default core unless unverified
+        (
+            _f(
+                "unknown_builtin_prov",
+                Source("unknown", name="mystery"),
+                _BUILTIN,
+                "untrusted",
+                True,
+            ),
+            _f("unverified", Source("unknown", name="mystery"), _UNVERIFIED, "untrusted", True),
+        ),
+    ),
+)
+TOOL_IDS: Final = tuple(t.id for t in TOOLS)
+TOOL_BY_ID: Final = {t.id: t for t in TOOLS}
+
+SESSIONS: Final = ("s1", "s2", "team/a: b")
+"""Valid SessionIds (spaces, `/` and `:` are fine, §1.2)."""
+
+SET_NAMES: Final = ("A", "B", "C")
+
+SCHEMA_TEXTS: Final = (
+    '{"type":"object","properties":{"q":{"type":"string"}}}',
+    '{"b":2,"a":1}',
+    '{"x":1.0}',
+)
+"""Pooled schemas: rows of the shared digest reference (``reference/digest.json``), so the
+digest the SUT returns for each can be checked against the original implementation's value.
+Key order is deliberately unsorted in the second, and ``1.0`` is a double in the third."""
+SCHEMAS: Final[tuple[Any, ...]] = tuple(json.loads(text) for text in SCHEMA_TEXTS)
+
+
+def reference_digests() -> dict[str, str]:
+    """`schema_key` → the digest the original implementation recorded for each pooled schema."""
+    data = json.loads(
+        resources.files("session_toolset_harness")
+        .joinpath("reference/digest.json")
+        .read_text(encoding="utf-8")
+    )
+    by_text = {row["schema_json"]: row["digest"] for row in data["rows"]}
+    return {schema_key(json.loads(text)): by_text[text] for text in SCHEMA_TEXTS}
+
+
+UNMATCHED_WIRE_NAMES: Final[dict[str, str]] = {
+    "no_such_tool": "no_such_tool",
+    "x" * 300: "x" * 128,
+    "é" * 100: "é" * 64,
+    "a" + "é" * 100: "a" + "é" * 63,
+}
+"""Wire names no pooled tool's alias or runtime name can match (pooled records keep their id as
+runtime name, and every id has a `:`), with the bounded echo SPEC.md §4 gives them in
+`ToolAuthorizationError.UnknownTool`: the longest prefix of at most 128 bytes on a character
+boundary."""
+
+BOGUS_DIGESTS: Final = ("0" * 64, "not-a-digest")
+"""Forged grant digests that match no schema (`forge_grant` takes any string, PROTOCOL.md)."""
+
+HOSTILE_TOOL_IDS: Final[dict[str, tuple[str, dict[str, int]]]] = {
+    "": ("ToolIdError.Empty", {}),
+    "x" * 201: ("ToolIdError.Oversized", {"actual": 201, "limit": 200}),
+    "é" * 101: ("ToolIdError.Oversized", {"actual": 202, "limit": 200}),
+    "readonly": ("ToolIdError.MissingNamespace", {}),
+    "Builtin:read": ("ToolIdError.InvalidNamespace", {}),
+    ":read": ("ToolIdError.InvalidNamespace", {}),
+    "-x:read": ("ToolIdError.InvalidNamespace", {}),
+    "a" * 65 + ":read": ("ToolIdError.InvalidNamespace", {}),
+    "builtin:Read": ("ToolIdError.InvalidName", {}),
+    "builtin:": ("ToolIdError.InvalidName", {}),
+    "builtin:read:x": ("ToolIdError.InvalidName", {}),
+    "builtin: read": ("ToolIdError.InvalidName", {}),
+    "builtin:" + "r" * 129: ("ToolIdError.InvalidName", {}),
+}
+"""Hostile ToolId texts and the `ToolId.parse` error SPEC.md §1.1 gives them (checked in the
+order empty, oversized, missing `:`, namespace, name)."""
+
+SESSION_CASES: Final[dict[str, tuple[str, str, dict[str, int]]]] = {
+    "": ("Empty", "EmptySessionId", {}),
+    "s" * 257: ("Oversized", "OversizedSessionId", {"actual": 257, "limit": 256}),
+    "ü" * 129: ("Oversized", "OversizedSessionId", {"actual": 258, "limit": 256}),
+    "\n" * 300: ("Oversized", "OversizedSessionId", {"actual": 300, "limit": 256}),
+    "a\nb": ("ControlCharacters", "ControlCharacterSessionId", {}),
+    "a\rb": ("ControlCharacters", "ControlCharacterSessionId", {}),
+    "nul\x00": ("ControlCharacters", "ControlCharacterSessionId", {}),
+    "\x1b[0m": ("ControlCharacters", "ControlCharacterSessionId", {}),
+    "del\x7f": ("ControlCharacters", "ControlCharacterSessionId", {}),
+    "nel\x85": ("ControlCharacters", "ControlCharacterSessionId", {}),
+}
+HOSTILE_SESSIONS: Final = tuple(SESSION_CASES)
+
+
+def by_error(cases: Mapping[str, tuple[Any, ...]]) -> dict[str, list[str]]:
+    """Hostile texts grouped by the first element of their expected outcome (the error)."""
+    groups: dict[str, list[str]] = {}
+    for raw, expected in cases.items():
+        groups.setdefault(str(expected[0]), []).append(raw)
+    return groups
+
+
+def session_error(raw: str) -> tuple[str, dict[str, int]]:
+    """The `SessionId.parse` error of a hostile session (§1.2: empty, oversized, control)."""
+    variant, _grant, payload = SESSION_CASES[raw]
+    return f"SessionIdError.{variant}", dict(payload)
+
+
+def grant_session_error(raw: str) -> tuple[str, dict[str, int]]:
+    """The grant-construction error of a hostile session (§1.5 maps the SessionId rules)."""
+    _variant, grant_variant, payload = SESSION_CASES[raw]
+    return f"ActivationGrantError.{grant_variant}", dict(payload)
+
+
+def schema_key(schema: Any) -> str:
+    """A canonical text of a pooled schema, the key of its digest label."""
+    return json.dumps(schema, sort_keys=True, separators=(",", ":"))
+
+
+def source_reply(source: Source) -> dict[str, str]:
+    """A SOURCE as replies carry it: a builtin source stores no name (PROTOCOL.md, Values)."""
+    return {"kind": "builtin"} if source.kind == "builtin" else source.to_json()
+
+
+def source_from_json(value: Any) -> Source:
+    """The inverse of `Source.to_json` for request values."""
+    kind = value["kind"]
+    if kind == "builtin":
+        return Source("builtin", name=value["name"])
+    if kind == "unknown":
+        return Source("unknown", name=value["runtime_name"])
+    owner_key, name_key = {
+        "extension": ("extension_id", "tool_name"),
+        "mcp": ("server_id", "server_tool_name"),
+        "plugin": ("plugin_id", "tool_name"),
+    }[kind]
+    return Source(kind, value[owner_key], value[name_key])
+
+
+def provenance_from_json(value: Any) -> Provenance:
+    kind = value["kind"]
+    key = {
+        "extension_manifest": "extension_id",
+        "mcp_config": "server_id",
+        "plugin_config": "plugin_id",
+    }.get(kind)
+    return Provenance(kind) if key is None else Provenance(kind, value[key])
+
+
+def derived_id(source: Source) -> str:
+    """The source-aware id of a pooled source (§1.1, canonical segments kept verbatim).
+
+    Only sources whose segments are canonical, within budget and free of the ``enc-``/``sha-``
+    prefixes are derivable here; anything else is outside the explorer's scope.
+    """
+    prefix = {
+        "builtin": "builtin",
+        "unknown": "unknown",
+        "extension": f"ext.{source.owner}",
+        "mcp": f"mcp.{source.owner}",
+        "plugin": f"plugin.{source.owner}",
+    }[source.kind]
+    derived = f"{prefix}:{source.name}"
+    flavors = [f for t in TOOLS for f in t.flavors if f.derives and f.source == source]
+    if not flavors:
+        raise ValueError(f"source {source} is not a pooled derivable source")
+    return derived

@@ -1,0 +1,174 @@
+"""Running the machine: settings profiles, seeding, and the result of one exploration.
+
+Profiles (``--profile`` on the CLI, ``SESSION_TOOLSET_PROFILE`` under pytest):
+
+* ``dev`` — a quick look while editing;
+* ``ci`` — the default pytest run: bounded so the explore tests stay well under a minute on two
+  cores, and every required (operation, outcome) pair must be hit at least once;
+* ``nightly`` — long; every required pair at least 5 times.
+
+Every run is derandomized by an explicit seed (``hypothesis.seed``) and never writes Hypothesis's
+example database (``database=None``), so a CI failure reproduces from the seed it prints.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+from hypothesis import HealthCheck, Phase, seed, settings
+from hypothesis.reporting import with_reporter
+from hypothesis.stateful import run_state_machine_as_test
+
+from . import coverage, pools
+from .context import (
+    DigestPreflightError,
+    Divergence,
+    DivergenceError,
+    RunContext,
+    learn_digests,
+)
+from .machine import ExploreMachine
+from .sut import Sut
+
+PROFILE_ENV = "SESSION_TOOLSET_PROFILE"
+
+
+@dataclass(frozen=True)
+class Profile:
+    examples: int
+    steps: int
+    min_hits: int
+    rounds: int
+    """Most seeds (``seed``, ``seed + 1``, ...) to run while a coverage minimum is unmet."""
+
+
+PROFILES: dict[str, Profile] = {
+    "dev": Profile(examples=50, steps=30, min_hits=0, rounds=1),
+    "ci": Profile(examples=300, steps=50, min_hits=1, rounds=3),
+    "nightly": Profile(examples=10_000, steps=60, min_hits=5, rounds=5),
+}
+
+
+def profile_from_env(default: str = "ci") -> tuple[str, Profile]:
+    name = os.environ.get(PROFILE_ENV, default)
+    if name not in PROFILES:
+        raise ValueError(f"{PROFILE_ENV}={name!r}: expected one of {', '.join(PROFILES)}")
+    return name, PROFILES[name]
+
+
+@dataclass
+class ExploreResult:
+    coverage: Counter[tuple[str, str]]
+    failure: Divergence | None
+    steps: int
+    seconds: float
+    cpu_seconds: float
+    seed: int
+    digests: dict[str, str]
+    error: str | None = None
+    preflight: bool = False
+    """The failure is in the digest preflight (before any exploration)."""
+
+    @property
+    def steps_per_second(self) -> float:
+        return self.steps / self.cpu_seconds if self.cpu_seconds else 0.0
+
+
+def hypothesis_settings(examples: int, steps: int, *, shrink: bool = True) -> settings:
+    phases = [Phase.generate, Phase.target, *([Phase.shrink] if shrink else [])]
+    return settings(
+        max_examples=examples,
+        stateful_step_count=steps,
+        deadline=None,
+        database=None,
+        phases=phases,
+        suppress_health_check=list(HealthCheck),
+        report_multiple_bugs=False,
+        print_blob=False,
+    )
+
+
+def explore(
+    sut: Sut, *, examples: int, steps: int, seed_value: int = 0, shrink: bool = True
+) -> ExploreResult:
+    """Run the machine against ``sut``; a divergence is returned, never raised."""
+    start, cpu_start = time.perf_counter(), time.process_time()
+    try:
+        digests = learn_digests(sut)
+    except DigestPreflightError as err:
+        failure = Divergence(tuple(err.records[:-1]), (err.records[-1],), err.reason)
+        return ExploreResult(
+            Counter(), failure, 0, 0.0, 0.0, seed_value, pools.reference_digests(), preflight=True
+        )
+    ctx = RunContext(sut, digests)
+
+    def factory() -> ExploreMachine:
+        return ExploreMachine(ctx)
+
+    error: str | None = None
+    with with_reporter(lambda _message: None):
+        try:
+            run_state_machine_as_test(  # type: ignore[no-untyped-call]
+                seed(seed_value)(factory),
+                settings=hypothesis_settings(examples, steps, shrink=shrink),
+            )
+        except DivergenceError:
+            pass
+        except Exception as err:
+            error = f"{type(err).__name__}: {err}"
+    return ExploreResult(
+        ctx.coverage,
+        ctx.failure,
+        ctx.steps_run,
+        time.perf_counter() - start,
+        time.process_time() - cpu_start,
+        seed_value,
+        digests,
+        error,
+    )
+
+
+def explore_rounds(
+    sut: Sut,
+    *,
+    examples: int,
+    steps: int,
+    seed_value: int = 0,
+    rounds: int = 1,
+    min_hits: int = 0,
+    shrink: bool = True,
+) -> ExploreResult:
+    """Run seeds ``seed_value``, ``seed_value + 1``, ... until the coverage minimum is met, a
+    divergence or error appears, or ``rounds`` seeds ran; coverage and steps accumulate.
+
+    Hypothesis mixes literals of every loaded module into its draws, so one seed's exact path
+    depends on what else the process imported; extra rounds keep the coverage gate from hanging
+    on that accident while every round stays reproducible from its printed seed.
+    """
+    total: ExploreResult | None = None
+    for offset in range(max(rounds, 1)):
+        result = explore(
+            sut, examples=examples, steps=steps, seed_value=seed_value + offset, shrink=shrink
+        )
+        if total is None:
+            total = result
+        else:
+            total.coverage.update(result.coverage)
+            total.steps += result.steps
+            total.seconds += result.seconds
+            total.cpu_seconds += result.cpu_seconds
+            total.failure, total.error, total.preflight = (
+                result.failure,
+                result.error,
+                result.preflight,
+            )
+            total.seed = result.seed
+        if total.failure is not None or total.error is not None:
+            break
+        if not coverage.missing(total.coverage, min_hits):
+            break
+    assert total is not None
+    return total
