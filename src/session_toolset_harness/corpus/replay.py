@@ -1,8 +1,8 @@
 """In-process replay of vectors against any ``handle(line: bytes) -> reply`` function.
 
 Used by the corpus and miniature tests for speed (no subprocess per vector).  The comparison is
-PROTOCOL.md's subset rule, written here independently of the runner: objects by subset,
-recursively; lists of the same length and order; scalars equal and of the same JSON type.
+PROTOCOL.md's subset rule, the runner's own matcher (:mod:`..conform.matcher`), so an in-process
+replay and a ``session-toolset conform`` run judge a reply identically.
 """
 
 from __future__ import annotations
@@ -11,50 +11,16 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from session_toolset_harness.conform.matcher import first_difference
 from session_toolset_harness.corpus.dsl import Json, Obj
 
 Handle = Callable[[bytes], Obj]
 
 
-def _kind(value: Json) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "double"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
-
-
-def difference(expected: Json, actual: Json, path: str = "$") -> str | None:
+def difference(expected: Json, actual: Json) -> str | None:
     """The first place where ``actual`` does not satisfy the subset ``expected``, or None."""
-    if _kind(expected) != _kind(actual):
-        return f"{path}: expected {_kind(expected)}, got {_kind(actual)}"
-    if isinstance(expected, dict):
-        for key, want in expected.items():
-            if key not in actual:
-                return f"{path}.{key}: missing"
-            found = difference(want, actual[key], f"{path}.{key}")
-            if found:
-                return found
-        return None
-    if isinstance(expected, list):
-        if len(expected) != len(actual):
-            return f"{path}: expected {len(expected)} elements, got {len(actual)}"
-        for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
-            found = difference(want, got, f"{path}[{index}]")
-            if found:
-                return found
-        return None
-    if expected != actual:
-        return f"{path}: expected {str(expected)[:200]!r}, got {str(actual)[:200]!r}"
-    return None
+    mismatch = first_difference(expected, actual)
+    return None if mismatch is None else f"{mismatch.path}: {mismatch.message}"
 
 
 @dataclass(frozen=True)
