@@ -1,8 +1,11 @@
-"""`session-toolset prove [--profile P | --all-profiles] [-k PATTERN] [--json F] [--junit F]`.
+"""`session-toolset prove [--profile P | --all-profiles] [-k PATTERN] [--json F] [--junit F]
+[--jobs N] [--emit-vectors DIR]`.
 
 Exit 0 only when every default-profile obligation is proved, every expected refutation
 (profiles and mutants) happens and every witness is satisfiable; ``unknown`` is a failure; bad
-flags exit 2 with argparse's usage message.
+flags exit 2 with argparse's usage message.  With ``--emit-vectors`` every counterexample is
+also written as a PROTOCOL.md vector (`vectors`); a vector its own variant would pass (one that
+does not discriminate) is reported on stderr and fails the run.
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ from pathlib import Path
 
 from session_toolset_model.profiles import DEFAULT_PROFILE, PROFILES
 
-from .report import run
+from .report import counterexample_vectors, report_variants, run
+from .vectors import replay, write
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -27,7 +31,17 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", type=Path, help="write the JSON report here")
     p.add_argument("--junit", type=Path, help="write a JUnit XML report here")
     p.add_argument(
-        "--emit-vectors", type=Path, help="(not implemented yet: counterexample vectors)"
+        "--jobs",
+        type=int,
+        default=2,
+        metavar="N",
+        help="worker processes (default 2; the split of the checks is fixed for a given N)",
+    )
+    p.add_argument(
+        "--emit-vectors",
+        type=Path,
+        metavar="DIR",
+        help="write every counterexample as a PROTOCOL.md vector file into DIR",
     )
     return p
 
@@ -38,14 +52,22 @@ def main(argv: list[str]) -> int:
     if DEFAULT_PROFILE in profiles:
         profiles.remove(DEFAULT_PROFILE)
         profiles.insert(0, DEFAULT_PROFILE)
-    report = run(profiles, args.pattern)
+    report = run(profiles, args.pattern, max(1, args.jobs))
     print(report.table())
     print(report.summary())
     if args.json:
         args.json.write_text(report.to_json())
     if args.junit:
         args.junit.write_text(report.to_junit())
+    ok = report.ok
     if args.emit_vectors:
-        print("--emit-vectors: counterexample vectors are not implemented yet", file=sys.stderr)
-        return 1
-    return 0 if report.ok else 1
+        docs = counterexample_vectors(report)
+        paths = write(docs, args.emit_vectors)
+        blind = [
+            d["id"] for d, v in zip(docs, report_variants(report), strict=True) if not replay(d, v)
+        ]
+        print(f"{len(paths)} counterexample vectors written to {args.emit_vectors}")
+        for vid in blind:
+            print(f"--emit-vectors: {vid} does not discriminate its variant", file=sys.stderr)
+        ok = ok and not blind
+    return 0 if ok else 1

@@ -208,6 +208,32 @@ def nodes(v: Variant = DEFAULT) -> list[Node]:
     return _NODES[v]
 
 
+_CANDIDATES: dict[tuple[str, int], list[Action]] = {}
+_RESULTS: dict[tuple[Variant, str, int], list[Result | None]] = {}
+
+
+def candidates(opname: str, node: Node) -> list[Action]:
+    """`final_args` of ``node``'s state as actions, computed once per (op, node)."""
+    key = (opname, id(node))
+    if key not in _CANDIDATES:
+        _CANDIDATES[key] = [Action.of(opname, **a) for a in final_args(opname, node.state)]
+    return _CANDIDATES[key]
+
+
+def outcome(v: Variant, opname: str, node: Node, i: int) -> Result:
+    """The result of candidate ``i`` of (``opname``, ``node``) under ``v``, computed once.
+
+    Nodes live for the whole process (`nodes` caches them), so ``id(node)`` is a stable key."""
+    key = (v, opname, id(node))
+    row = _RESULTS.get(key)
+    if row is None:
+        row = _RESULTS[key] = [None] * len(candidates(opname, node))
+    res = row[i]
+    if res is None:
+        res = row[i] = candidates(opname, node)[i].run(v, node.state)
+    return res
+
+
 def _key(st: State) -> Any:
     return (st.catalog, st.gen, st.calls, st.sets)
 

@@ -15,6 +15,7 @@ except through sets and records they provably leave unchanged.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -105,6 +106,19 @@ class Step:
         )
 
 
+_STEPS: dict[tuple[str, Variant, int | None, bool], Step] = {}
+"""Plain steps (`step` with default arguments) by (op, variant, search bound, finite states)."""
+
+
+def _copy(s: Step) -> Step:
+    """The cached step with its own algebra (side definitions a builder adds stay its own)."""
+    alg = copy.copy(s.alg)
+    alg.defs = list(s.alg.defs)
+    alg.seqs = list(s.alg.seqs)
+    alg._first_occ = dict(s.alg._first_occ)
+    return Step(alg, s.pre, s.args, s.res, list(s.premises))
+
+
 def step(
     opname: str,
     v: Variant,
@@ -112,6 +126,26 @@ def step(
     alg: Z3Algebra | None = None,
     pre: State | None = None,
     args: dict[str, Any] | None = None,
+) -> Step:
+    """One transition of ``opname`` under ``v`` from an arbitrary state satisfying the invariant.
+
+    Plain steps are built once per (op, variant, search mode) and shared by the obligations
+    about that op (Z3 terms are immutable; each query is checked by its own fresh solver)."""
+    if prefix == "s" and alg is None and pre is None and args is None:
+        key = (opname, v, SEARCH_BOUND.get(), FINITE_STATES.get())
+        if key not in _STEPS:
+            _STEPS[key] = _build_step(opname, v, prefix, None, None, None)
+        return _copy(_STEPS[key])
+    return _build_step(opname, v, prefix, alg, pre, args)
+
+
+def _build_step(
+    opname: str,
+    v: Variant,
+    prefix: str,
+    alg: Z3Algebra | None,
+    pre: State | None,
+    args: dict[str, Any] | None,
 ) -> Step:
     alg = alg or Z3Algebra(SEARCH_BOUND.get())
     op = OPS[opname]

@@ -20,8 +20,9 @@ from session_toolset_model import z3_interp as zi
 from session_toolset_model.ops import OPS, outcomes_for
 from session_toolset_model.profiles import DEFAULT
 
-from .explore import Action, final_args, nodes
-from .obligations import FINITE_STATES, SEARCH_BOUND, step
+from .explore import Action, candidates, nodes
+from .explore import outcome as run_candidate
+from .obligations import FINITE_STATES, SEARCH_BOUND, Step, step
 from .pin import Encoder, pin_step
 from .search import CONFIRM_BOUND, concrete_trace
 from .solve import _solver
@@ -37,14 +38,26 @@ class Reach:
     concrete: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _confirm(opname: str, outcome: str, st: Any, args: dict[str, Any]) -> Any:
-    for bound in (CONFIRM_BOUND, None):
+_STEPS: dict[tuple[str, int | None], Step] = {}
+
+
+def _step(opname: str, bound: int | None) -> Step:
+    """The op's Z3 transition from an arbitrary state, built once per (op, bound) and shared by
+    the confirmations of its outcomes (each in a fresh solver)."""
+    key = (opname, bound)
+    if key not in _STEPS:
         tokens = (SEARCH_BOUND.set(bound), FINITE_STATES.set(False))
         try:
-            s = step(opname, DEFAULT)
+            _STEPS[key] = step(opname, DEFAULT)
         finally:
             FINITE_STATES.reset(tokens[1])
             SEARCH_BOUND.reset(tokens[0])
+    return _STEPS[key]
+
+
+def _confirm(opname: str, outcome: str, st: Any, args: dict[str, Any]) -> Any:
+    for bound in (CONFIRM_BOUND, None):
+        s = _step(opname, bound)
         enc = Encoder()
         solver = _solver()
         solver.add(*s.premises, *s.alg.defs, s.res.code == zi.OUTCOME[outcome])
@@ -56,40 +69,69 @@ def _confirm(opname: str, outcome: str, st: Any, args: dict[str, Any]) -> Any:
 
 
 def _unreachable(opname: str, outcome: str) -> Any:
-    s = step(opname, DEFAULT)
+    s = _step(opname, None)
     solver = _solver()
     solver.add(*s.premises, *s.alg.defs, s.res.code == zi.OUTCOME[outcome])
     return solver.check()
 
 
+FIRST_NODES = 64
+"""Outcomes not seen in the first this-many pre-states are asked to Z3 (unreachability proof)
+before the rest are scanned; the scan goes on only for those the proof does not settle."""
+
+
+def reach_op(opname: str) -> list[Reach]:
+    """One entry per outcome of ``opname`` under the default profile.
+
+    Every outcome is either found concretely (a trace, confirmed in Z3) or asked to Z3 as
+    unreachable from any state satisfying the invariant; an outcome the concrete scan has not met
+    in its first `FIRST_NODES` pre-states is asked first, so the scan can stop once every
+    outcome is found or proved unreachable (the proofs are the ones asked anyway)."""
+    op = OPS[opname]
+    outcomes = outcomes_for(op, DEFAULT)
+    out: list[Reach] = []
+    start = time.perf_counter()
+    found: dict[str, tuple[Any, Action, str]] = {}
+    proofs: dict[str, tuple[Any, float]] = {}
+    wanted = set(outcomes)
+    for k, node in enumerate(nodes()):
+        if k == FIRST_NODES:
+            for outcome in outcomes:
+                if outcome not in found:
+                    t0 = time.perf_counter()
+                    status = _unreachable(opname, outcome)
+                    proofs[outcome] = (status, time.perf_counter() - t0)
+                    if status == z3.unsat:
+                        wanted.discard(outcome)
+        if set(found) >= wanted:
+            break
+        for i, act in enumerate(candidates(opname, node)):
+            code = run_candidate(DEFAULT, opname, node, i).code
+            if code in wanted and code not in found:
+                found[code] = (node, act, code)
+    scan = time.perf_counter() - start - sum(sec for _, sec in proofs.values())
+    for n, outcome in enumerate(outcomes):
+        t0 = time.perf_counter()
+        if outcome in found:
+            node, act, code = found[outcome]
+            status = _confirm(opname, outcome, node.state, act.kwargs)
+            result = {"sat": "reachable", "unsat": "unconfirmed"}.get(str(status), "unknown")
+            trace = concrete_trace(node, act, code)
+        else:
+            status, earlier = proofs.get(outcome, (None, 0.0))
+            if status is None:
+                status = _unreachable(opname, outcome)
+            result = {"unsat": "unreachable", "sat": "not found"}.get(str(status), "unknown")
+            trace = []
+            t0 -= earlier
+        seconds = time.perf_counter() - t0 + (scan if n == 0 else 0.0)
+        out.append(Reach(opname, outcome, result, seconds, trace))
+    return out
+
+
 def reachability() -> list[Reach]:
     """One entry per (op, outcome) of the op table under the default profile."""
-    out: list[Reach] = []
-    for opname, op in OPS.items():
-        start = time.perf_counter()
-        wanted = set(outcomes_for(op, DEFAULT))
-        found: dict[str, tuple[Any, Action, str]] = {}
-        for node in nodes():
-            for args in final_args(opname, node.state):
-                act = Action.of(opname, **args)
-                code = act.run(DEFAULT, node.state).code
-                if code in wanted and code not in found:
-                    found[code] = (node, act, code)
-            if len(found) == len(wanted):
-                break
-        for outcome in outcomes_for(op, DEFAULT):
-            t0 = time.perf_counter() if outcome != outcomes_for(op, DEFAULT)[0] else start
-            if outcome in found:
-                node, act, code = found[outcome]
-                status = _confirm(opname, outcome, node.state, act.kwargs)
-                result = {"sat": "reachable", "unsat": "unconfirmed"}.get(str(status), "unknown")
-                trace = concrete_trace(node, act, code)
-            else:
-                status = _unreachable(opname, outcome)
-                result = {"unsat": "unreachable", "sat": "not found"}.get(str(status), "unknown")
-                trace = []
-            out.append(Reach(opname, outcome, result, time.perf_counter() - t0, trace))
-    return out
+    return [e for opname in OPS for e in reach_op(opname)]
 
 
 def unreachable_codes(entries: list[Reach]) -> set[str]:

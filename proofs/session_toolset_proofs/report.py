@@ -8,17 +8,22 @@ profile is expected to refute it); for the default profile also its ``witness`` 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import re
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import escape
 
+from session_toolset_model.ops import OPS, outcomes_for
 from session_toolset_model.profiles import DEFAULT, DEFAULT_PROFILE, Variant
 
+from .explore import nodes
 from .obligations import EXPECTED_PROFILE_REFUTATIONS, OBLIGATIONS, Obligation
-from .reach import reachability
+from .reach import reach_op
 from .search import Found, find
 from .solve import check
+from .vectors import vector, vector_id
 
 
 @dataclass
@@ -53,7 +58,7 @@ class Report:
         secs = sum(r.seconds for r in self.rows)
         return (
             f"{len(self.rows)} checks, {len(self.rows) - failed} as expected, {failed} not; "
-            f"{secs:.1f} s solver time"
+            f"{secs:.1f} s summed over checks"
         )
 
     def table(self) -> str:
@@ -79,6 +84,7 @@ class Report:
                 "seconds": r.seconds,
                 "trace": r.trace,
                 "concrete": r.concrete,
+                **({"vector": vector_id(r.name, row_variant(r))} if _has_cex(r) else {}),
             }
             for r in self.rows
         ]
@@ -138,27 +144,38 @@ def _row(
     )
 
 
-def run(profile_names: list[str], pattern: str | None = None) -> Report:
-    """Check every obligation matching ``pattern`` (regex, searched) under the profiles."""
-    rx = re.compile(pattern) if pattern else None
-    rows: list[Row] = []
-    for ob in OBLIGATIONS:
-        if rx is not None and not rx.search(ob.name):
-            continue
-        for profile in profile_names:
-            refuted = ob.name in EXPECTED_PROFILE_REFUTATIONS.get(profile, ())
-            v = Variant(profile)
-            expected = "refuted" if refuted else "proved"
-            rows.append(_row(ob, v, "proof", True, expected, DEFAULT))
-            if profile != DEFAULT_PROFILE:
-                continue
-            rows.append(_row(ob, v, "witness", False, "sat", None))
-            for m in ob.refuted_by:
-                rows.append(_row(ob, Variant(profile, m), f"mutant:{m}", True, "refuted", v))
-    if DEFAULT_PROFILE in profile_names:
-        for e in reachability():
+@dataclass(frozen=True)
+class Job:
+    """One unit of work: an obligation check (``ob`` set) or the reachability of one op."""
+
+    group: str
+    ob: Obligation | None = None
+    variant: Variant = DEFAULT
+    check_name: str = ""
+    negate: bool = True
+    expected: str = ""
+    base: Variant | None = None
+    reach_op: str | None = None
+    reach_names: tuple[str, ...] = ()
+
+    @property
+    def weight(self) -> float:
+        """A static cost estimate, only used to balance the partition across workers."""
+        unit = 0.1 if self.check_name == "proof" else (1.0 if self.reach_op else 0.5)
+        if self.check_name.startswith("mutant:"):
+            unit = 1.0
+        return unit * OP_COST.get(self.group, 1.0)
+
+    def execute(self) -> list[Row]:
+        if self.ob is not None:
+            return [
+                _row(self.ob, self.variant, self.check_name, self.negate, self.expected, self.base)
+            ]
+        assert self.reach_op is not None
+        rows = []
+        for e in reach_op(self.reach_op):
             name = f"reach.{e.op}.{e.outcome}"
-            if rx is not None and not rx.search(name):
+            if name not in self.reach_names:
                 continue
             settled = e.result in ("reachable", "unreachable")
             rows.append(
@@ -174,4 +191,119 @@ def run(profile_names: list[str], pattern: str | None = None) -> Report:
                     e.concrete,
                 )
             )
-    return Report(rows)
+        return rows
+
+
+OP_COST = {"activate_many": 4.0, "activate_model": 3.5, "rebuild": 2.0, "set_new": 1.5}
+"""Relative cost of the checks about an op (the rest weigh 1): balancing only."""
+
+
+def jobs(profile_names: list[str], pattern: str | None = None) -> list[Job]:
+    """The checks of `run`, in report order."""
+    rx = re.compile(pattern) if pattern else None
+    out: list[Job] = []
+    for ob in OBLIGATIONS:
+        if rx is not None and not rx.search(ob.name):
+            continue
+        group = ob.op or "initiation"
+        for profile in profile_names:
+            refuted = ob.name in EXPECTED_PROFILE_REFUTATIONS.get(profile, ())
+            v = Variant(profile)
+            expected = "refuted" if refuted else "proved"
+            out.append(Job(group, ob, v, "proof", True, expected, DEFAULT))
+            if profile != DEFAULT_PROFILE:
+                continue
+            out.append(Job(group, ob, v, "witness", False, "sat", None))
+            for m in ob.refuted_by:
+                out.append(Job(group, ob, Variant(profile, m), f"mutant:{m}", True, "refuted", v))
+    if DEFAULT_PROFILE in profile_names:
+        for opname, op in OPS.items():
+            names = tuple(
+                f"reach.{opname}.{o}"
+                for o in outcomes_for(op, DEFAULT)
+                if rx is None or rx.search(f"reach.{opname}.{o}")
+            )
+            if names:
+                out.append(Job(opname, reach_op=opname, reach_names=names))
+    return out
+
+
+def partition(work: list[Job], n: int) -> list[list[int]]:
+    """Job indices split into ``n`` parts, every op's jobs in one part (they share the concrete
+    exploration's cached results); greedy by static weight, ties by first appearance.  The split
+    depends only on the job list and ``n``, so each part runs the same checks in the same order
+    on every run (determinism: a fresh solver per check, fixed seeds, rlimit budgets)."""
+    groups: dict[str, list[int]] = {}
+    for i, j in enumerate(work):
+        groups.setdefault(j.group, []).append(i)
+    load = [0.0] * n
+    parts: list[list[int]] = [[] for _ in range(n)]
+    order = sorted(groups, key=lambda g: -sum(work[i].weight for i in groups[g]))
+    for g in order:
+        k = min(range(n), key=lambda p: (load[p], p))
+        load[k] += sum(work[i].weight for i in groups[g])
+        parts[k].extend(groups[g])
+    return [sorted(p) for p in parts]
+
+
+def _execute(work: list[Job], indices: list[int]) -> list[tuple[int, list[Row]]]:
+    return [(i, work[i].execute()) for i in indices]
+
+
+_WORK: list[Job] = []
+
+
+def _execute_part(indices: list[int]) -> list[tuple[int, list[Row]]]:
+    return _execute(_WORK, indices)
+
+
+def run(profile_names: list[str], pattern: str | None = None, workers: int = 1) -> Report:
+    """Check every obligation matching ``pattern`` (regex, searched) under the profiles.
+
+    With ``workers`` > 1 the checks are split (`partition`) across forked processes; the rows
+    come back in report order."""
+    global _WORK
+    work = jobs(profile_names, pattern)
+    nodes()  # the shared exploration, computed before any fork
+    parts = [p for p in partition(work, max(1, workers)) if p]
+    results: dict[int, list[Row]] = {}
+    if len(parts) <= 1:
+        results.update(_execute(work, parts[0] if parts else []))
+    else:
+        _WORK = work
+        ctx = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(len(parts) - 1, mp_context=ctx) as pool:
+            futures = [pool.submit(_execute_part, p) for p in parts[1:]]
+            results.update(_execute(work, parts[0]))
+            for f in futures:
+                results.update(f.result())
+        _WORK = []
+    return Report([row for i in range(len(work)) for row in results[i]])
+
+
+def _has_cex(r: Row) -> bool:
+    return r.result == "refuted" and r.found is not None and r.found.node is not None
+
+
+def _refutations(report: Report) -> list[Row]:
+    """Rows holding a confirmed counterexample (profile refutations and mutant refutations)."""
+    return [r for r in report.rows if _has_cex(r)]
+
+
+def row_variant(r: Row) -> Variant:
+    mutant = r.check.split(":", 1)[1] if r.check.startswith("mutant:") else None
+    return Variant(r.profile, mutant)
+
+
+def report_variants(report: Report) -> list[Variant]:
+    """The variant of each of `counterexample_vectors`, in the same order."""
+    return [row_variant(r) for r in _refutations(report)]
+
+
+def counterexample_vectors(report: Report) -> list[dict[str, Any]]:
+    """One PROTOCOL.md vector per counterexample of the report (see `vectors`)."""
+    out = []
+    for r in _refutations(report):
+        assert r.found is not None and r.found.node is not None
+        out.append(vector(r.name, row_variant(r), r.found.node.trace, r.found.final))
+    return out

@@ -35,7 +35,7 @@ from session_toolset_model.ops import OPS
 from session_toolset_model.profiles import DEFAULT, Variant
 from session_toolset_model.state import Result, State
 
-from .explore import Action, Node, final_args, nodes, second_state
+from .explore import Action, Node, candidates, nodes, outcome, second_state
 from .obligations import FINITE_STATES, SEARCH_BOUND, Obligation, Query
 from .pin import Encoder, pin_step
 from .solve import _solver
@@ -45,6 +45,11 @@ MAX_CONFIRMATIONS = 25
 CONFIRM_RLIMIT = 1_000_000
 """A confirmation is an essentially ground query: a sat answer needs well under 10% of this
 budget, so a smaller budget than the proofs' only makes a hopeless candidate give up sooner."""
+
+FIRST_RLIMIT = 150_000
+"""The budget of a candidate's first confirmation.  One that comes back ``unknown`` with it is
+set aside and, if no later candidate confirms cheaply, retried with `CONFIRM_RLIMIT` - so the
+cheap pass only decides the order of the work, never a result."""
 
 CONFIRM_BOUND: int | None = 3
 """Confirmation queries are first built with loops over batches as ground if-chains up to this
@@ -67,12 +72,12 @@ class Found:
     attempts: int = 0
 
 
-def concrete_trace(node: Node, final: Action | None, outcome: str | None) -> list[dict[str, Any]]:
+def concrete_trace(node: Node, final: Action | None, code: str | None) -> list[dict[str, Any]]:
     """The trace as JSON: every action with its arguments and outcome (the last one under the
     variant searched)."""
     out = [{**a.to_json(), "outcome": o} for a, o in zip(node.trace, node.outcomes, strict=True)]
     if final is not None:
-        out.append({**final.to_json(), "outcome": outcome, "final": True})
+        out.append({**final.to_json(), "outcome": code, "final": True})
     return out
 
 
@@ -169,21 +174,21 @@ def premise_filter(name: str, mode: str) -> Filter:
     return f
 
 
-def _instances(opname: str, v: Variant) -> Iterator[tuple[Node, dict[str, Any]]]:
+def _instances(opname: str, v: Variant) -> Iterator[tuple[Node, int]]:
     """Default-reachable pre-states first, then states reachable only under ``v`` that satisfy
-    the invariant (the obligation's premise)."""
+    the invariant (the obligation's premise); each with the index of a candidate action."""
     known = set()
     for node in nodes():
         known.add(node.state)
-        for args in final_args(opname, node.state):
-            yield node, args
+        for i in range(len(candidates(opname, node))):
+            yield node, i
     if v == DEFAULT:
         return
     for node in nodes(v):
         if node.state in known or not invariant_holds(node.state):
             continue
-        for args in final_args(opname, node.state):
-            yield node, args
+        for i in range(len(candidates(opname, node))):
+            yield node, i
 
 
 def find(
@@ -214,24 +219,11 @@ def find(
         return Found(str(solver.check()), time.perf_counter() - start)
     opname = ob.op
     keep = premise_filter(ob.name, mode)
-    attempts = unknowns = 0
-    for node, args in _instances(opname, v if mode != "witness" else DEFAULT):
-        act = Action.of(opname, **args)
-        res = act.run(v, node.state)
-        second: State | None = None
-        kept: list[str] = []
-        if ob.kind == "hyperproperty":
-            second, kept = second_state(opname, node.state, args)
-        if base is not None:
-            same = _same(act.run(base, node.state), res)
-            if second is not None:
-                same = same and _same(act.run(base, second), act.run(v, second))
-            if same:
-                continue
-        if not keep(node, args, res):
-            continue
-        attempts += 1
-        status = z3.unknown
+
+    def confirm(node: Node, args: dict[str, Any], second: State | None, budget: int) -> Any:
+        """Pinned confirmation: the bounded query first, the unbounded one if that is unknown.
+        Returns (status, solver, query)."""
+        status: Any = z3.unknown
         for bound in (CONFIRM_BOUND, None):
             q, base_query = query(bound)
             enc = Encoder()
@@ -240,21 +232,56 @@ def find(
                 pins += pin_step(enc, opname, q.steps[1].pre, q.steps[1].args, second, args)
             # a fresh solver per confirmation (incremental push/pop mode gives up more often)
             solver = _solver()
-            solver.set("rlimit", CONFIRM_RLIMIT)
+            solver.set("rlimit", budget)
             solver.add(*base_query, *pins, *enc.facts())
             status = solver.check()
             if status != z3.unknown:
                 break
-        if status == z3.sat:
-            model = solver.model()
-            trace = {k: str(model.eval(t, model_completion=True)) for k, t in q.trace.items()}
-            concrete = concrete_trace(node, act, res.code)
+        return status, solver, q
+
+    def found(
+        solver: Any, q: Query, node: Node, act: Action, code: str, second: State | None, kept: Any
+    ) -> Found:
+        model = solver.model()
+        trace = {k: str(model.eval(t, model_completion=True)) for k, t in q.trace.items()}
+        concrete = concrete_trace(node, act, code)
+        if second is not None:
+            concrete.append({"second_pre_state": f"the pre-state with only sets {kept} kept"})
+        return Found("sat", time.perf_counter() - start, trace, concrete, node, act, attempts)
+
+    attempts = 0
+    deferred: list[tuple[Node, Action, str, State | None, list[str]]] = []
+    for node, i in _instances(opname, v if mode != "witness" else DEFAULT):
+        act = candidates(opname, node)[i]
+        args = act.kwargs
+        res = outcome(v, opname, node, i)
+        second: State | None = None
+        kept: list[str] = []
+        if ob.kind == "hyperproperty":
+            second, kept = second_state(opname, node.state, args)
+        if base is not None:
+            same = _same(outcome(base, opname, node, i), res)
             if second is not None:
-                concrete.append({"second_pre_state": f"the pre-state with only sets {kept} kept"})
-            return Found("sat", time.perf_counter() - start, trace, concrete, node, act, attempts)
-        unknowns += status != z3.unsat
+                same = same and _same(act.run(base, second), act.run(v, second))
+            if same:
+                continue
+        if not keep(node, args, res):
+            continue
+        attempts += 1
+        status, solver, q = confirm(node, args, second, FIRST_RLIMIT)
+        if status == z3.sat:
+            return found(solver, q, node, act, res.code, second, kept)
+        if status == z3.unknown:
+            deferred.append((node, act, res.code, second, kept))
         if attempts >= MAX_CONFIRMATIONS:
             break
+    # candidates whose cheap confirmation gave up get the full budget, in the order found
+    unknowns = 0
+    for node, act, code, second, kept in deferred:
+        status, solver, q = confirm(node, act.kwargs, second, CONFIRM_RLIMIT)
+        if status == z3.sat:
+            return found(solver, q, node, act, code, second, kept)
+        unknowns += status == z3.unknown
     status_name = "unknown" if unknowns else "exhausted"
     return Found(status_name, time.perf_counter() - start, attempts=attempts)
 

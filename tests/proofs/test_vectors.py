@@ -1,0 +1,134 @@
+"""Counterexamples as PROTOCOL.md vectors: valid vector files, passed by the reference
+implementation, and each one answered differently by the variant that produced it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from session_toolset_model.profiles import DEFAULT, MUTANTS, Variant
+from session_toolset_proofs.cli import main
+from session_toolset_proofs.explore import Action, insert, new_set, upsert
+from session_toolset_proofs.obligations import EXPECTED_PROFILE_REFUTATIONS, OBLIGATIONS
+from session_toolset_proofs.report import Report, counterexample_vectors, report_variants
+from session_toolset_proofs.vectors import SCHEMAS, World, replay, schema_digest, vector, write
+
+from session_toolset.adapter import World as AdapterWorld
+from session_toolset.adapter import handle_line
+from session_toolset_harness.conform.matcher import first_difference
+from session_toolset_harness.conform.validate import validate_all
+from session_toolset_harness.conform.vectors import discover
+
+Emitted = tuple[Path, list[dict[str, Any]], list[Variant]]
+
+
+@pytest.fixture(scope="module")
+def emitted(all_profiles_report: Report, tmp_path_factory: pytest.TempPathFactory) -> Emitted:
+    docs = counterexample_vectors(all_profiles_report)
+    directory = tmp_path_factory.mktemp("model-cex")
+    write(docs, directory)
+    return directory, docs, report_variants(all_profiles_report)
+
+
+def _reference_replies(doc: dict[str, Any]) -> list[Any]:
+    world = AdapterWorld()
+    return [handle_line(world, json.dumps(step["send"]).encode()) for step in doc["steps"]]
+
+
+def test_one_vector_per_counterexample(emitted: Emitted) -> None:
+    directory, docs, _ = emitted
+    mutant_refutations = sum(len(ob.refuted_by) for ob in OBLIGATIONS)
+    profile_refutations = sum(len(v) for v in EXPECTED_PROFILE_REFUTATIONS.values())
+    assert len(docs) == mutant_refutations + profile_refutations
+    files = sorted(p.name for p in directory.glob("*.json"))
+    assert files == sorted(d["id"].split("/", 1)[1] + ".json" for d in docs)
+    assert {d["id"].split("--", 1)[1] for d in docs} >= set(MUTANTS)
+
+
+def test_profile_refutations_are_among_the_vectors(emitted: Emitted) -> None:
+    ids = {d["id"] for d in emitted[1]}
+    assert "model-cex/gate.soundness--per-tool-digest" in ids
+    assert "model-cex/gate.exactness--generation-strict" in ids
+
+
+def test_every_vector_is_valid(emitted: Emitted) -> None:
+    verdicts = validate_all(discover([emitted[0]]))
+    assert len(verdicts) == len(emitted[1])
+    assert all(v.valid for v in verdicts), [(v.path, v.problems) for v in verdicts if not v.valid]
+
+
+def test_every_vector_starts_hello_reset_and_observes(emitted: Emitted) -> None:
+    for doc in emitted[1]:
+        ops = [s["send"]["op"] for s in doc["steps"]]
+        assert ops[:2] == ["hello", "reset"]
+        assert "catalog_state" in ops and "snapshot" in ops and "factory_calls" in ops
+        assert "model-cex" in doc["tags"]
+        assert all("message" not in s["expect"] for s in doc["steps"])
+
+
+def test_the_reference_implementation_passes_every_vector(emitted: Emitted) -> None:
+    failures = []
+    for doc in emitted[1]:
+        for step, reply in zip(doc["steps"], _reference_replies(doc), strict=True):
+            diff = first_difference(step["expect"], reply)
+            if diff is not None:
+                failures.append((doc["id"], step["send"], diff))
+                break
+    assert not failures, failures[:3]
+
+
+def test_each_vector_discriminates_the_variant_that_produced_it(emitted: Emitted) -> None:
+    _, docs, variants = emitted
+    blind = [d["id"] for d, v in zip(docs, variants, strict=True) if not replay(d, v)]
+    assert not blind
+    # the default profile's own oracle meets every expectation (they come from it)
+    assert all(replay(d, DEFAULT) == [] for d in docs)
+
+
+def test_replay_against_the_variant_sees_the_refutation_itself() -> None:
+    """The coherent imposter: per-tool-digest authorizes what SPEC.md denies."""
+    trace = [insert("mcp.srv-a:t0", "d0", "trusted"), new_set("A", "s-1", ("mcp.srv-a:t0",))]
+    trace.append(upsert("mcp.srv-a:t0", "mcp.srv-a:t0", "d0", "imposter"))
+    final = Action.of("authorize", name="A", tool="mcp.srv-a:t0")
+    doc = vector("gate.soundness", Variant("per-tool-digest"), trace, final)
+    (auth,) = [i for i, s in enumerate(doc["steps"]) if s["send"]["op"] == "authorize"]
+    assert (
+        doc["steps"][auth]["expect"]["error"] == "ToolAuthorizationError.SourceProvenanceMismatch"
+    )
+    assert auth in replay(doc, Variant("per-tool-digest"))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [*SCHEMAS.values(), None, True, False, -7, 0, "", "ü", [1, [2, []]], {"b": {}, "a": [None]}],
+)
+def test_schema_digest_matches_the_reference(value: Any) -> None:
+    reply = handle_line(AdapterWorld(), json.dumps({"op": "digest", "schema": value}).encode())
+    assert reply["ok"] is True and reply["digest"] == schema_digest(value)
+
+
+def test_world_answers_an_unknown_grant_or_set_as_protocol() -> None:
+    w = World()
+    assert w.reply({"op": "snapshot", "set": "A"}) == {"ok": False, "error": "Protocol"}
+    assert w.reply({"op": "activate", "set": "A", "grant": "g1"})["error"] == "Protocol"
+
+
+def test_cli_emits_vectors_for_a_pattern(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, report = tmp_path / "v", tmp_path / "r.json"
+    argv = ["--all-profiles", "-k", r"^gate\.soundness$", "--emit-vectors", str(out)]
+    assert main([*argv, "--json", str(report)]) == 0
+    rows = json.loads(report.read_text())["rows"]
+    assert sorted(r["vector"] for r in rows if "vector" in r) == [
+        f"model-cex/{p.stem}" for p in sorted(out.glob("*.json"))
+    ]
+    names = sorted(p.name for p in out.glob("*.json"))
+    assert names == [
+        "gate.soundness--gate_ignores_digest.json",
+        "gate.soundness--gate_ignores_trust.json",
+        "gate.soundness--per-tool-digest.json",
+    ]
+    assert "3 counterexample vectors written" in capsys.readouterr().out
