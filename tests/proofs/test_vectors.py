@@ -132,3 +132,20 @@ def test_cli_emits_vectors_for_a_pattern(
         "gate.soundness--per-tool-digest.json",
     ]
     assert "3 counterexample vectors written" in capsys.readouterr().out
+
+
+def test_packaged_counterexample_vectors_are_up_to_date(emitted: Emitted) -> None:
+    """The corpus ships the counterexample vectors (``vectors/model-cex/``) so every
+    implementation replays them; they must be exactly what ``prove`` emits today.  Regenerate
+    with ``session-toolset prove --all-profiles --emit-vectors
+    src/session_toolset_harness/vectors/model-cex`` after a model or proof change."""
+    from importlib.resources import files
+
+    packaged = files("session_toolset_harness") / "vectors" / "model-cex"
+    fresh = {p.name: p.read_bytes() for p in sorted(emitted[0].glob("*.json"))}
+    shipped = {
+        node.name: node.read_bytes() for node in packaged.iterdir() if node.name.endswith(".json")
+    }
+    assert sorted(shipped) == sorted(fresh), "packaged model-cex vectors differ in file names"
+    stale = [name for name in fresh if fresh[name] != shipped[name]]
+    assert stale == [], f"packaged model-cex vectors out of date: {stale[:5]}"

@@ -26,8 +26,10 @@ DEFAULT_OUT = Path(__file__).resolve().parent.parent / "vectors"
 
 #: Directories under the corpus that this builder does not own: ``original`` is recorded from
 #: the original implementation, ``model`` is generated from the model by
-#: ``python -m session_toolset_harness.explore.golden build`` (which checks it in turn).
-FOREIGN_DIRS = frozenset({"original", "model"})
+#: ``python -m session_toolset_harness.explore.golden build`` (which checks it in turn), and
+#: ``model-cex`` holds the proofs' counterexamples, written by ``session-toolset prove
+#: --all-profiles --emit-vectors`` (checked by ``tests/proofs/test_vectors.py``).
+FOREIGN_DIRS = frozenset({"original", "model", "model-cex"})
 
 _MODULES = (
     protocol,
