@@ -11,6 +11,7 @@ does not discriminate) is reported on stderr and fails the run.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -20,19 +21,42 @@ from .report import counterexample_vectors, report_variants, run
 from .vectors import replay, write
 
 
+def _pattern(text: str) -> str:
+    try:
+        re.compile(text)
+    except re.error as err:
+        raise argparse.ArgumentTypeError(f"not a regular expression: {err}") from None
+    return text
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="session-toolset prove", description="Check the model's proof obligations with Z3."
+        prog="session-toolset prove",
+        description="Check the model's proof obligations with Z3.",
+        epilog="Exit status: 0 everything as expected, 1 an obligation not proved, a witness "
+        "not found, an expected refutation missing or an unknown; 2 usage error.",
     )
     g = p.add_mutually_exclusive_group()
     g.add_argument("--profile", choices=sorted(PROFILES), default=DEFAULT_PROFILE)
     g.add_argument("--all-profiles", action="store_true")
-    p.add_argument("-k", dest="pattern", help="only obligations whose name matches (regex)")
+    p.add_argument(
+        "-k", dest="pattern", type=_pattern, help="only obligations whose name matches (regex)"
+    )
     p.add_argument("--json", type=Path, help="write the JSON report here")
     p.add_argument("--junit", type=Path, help="write a JUnit XML report here")
     p.add_argument(
         "--jobs",
-        type=int,
+        type=_jobs,
         default=2,
         metavar="N",
         help="worker processes (default 2; the split of the checks is fixed for a given N)",
@@ -43,7 +67,19 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="write every counterexample as a PROTOCOL.md vector file into DIR",
     )
+    p.add_argument(
+        "--quiet", action="store_true", help="print only unexpected results and the summary"
+    )
     return p
+
+
+def _write(path: Path, text: str) -> bool:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as err:
+        print(f"session-toolset prove: cannot write {path}: {err.strerror}", file=sys.stderr)
+        return False
+    return True
 
 
 def main(argv: list[str]) -> int:
@@ -52,17 +88,30 @@ def main(argv: list[str]) -> int:
     if DEFAULT_PROFILE in profiles:
         profiles.remove(DEFAULT_PROFILE)
         profiles.insert(0, DEFAULT_PROFILE)
-    report = run(profiles, args.pattern, max(1, args.jobs))
-    print(report.table())
+    report = run(profiles, args.pattern, args.jobs)
+    if not report.rows:
+        print("session-toolset prove: no obligation matches -k", file=sys.stderr)
+        return 2
+    table = report.table(only_unexpected=args.quiet)
+    if table:
+        print(table)
     print(report.summary())
-    if args.json:
-        args.json.write_text(report.to_json())
-    if args.junit:
-        args.junit.write_text(report.to_junit())
+    if args.json and not _write(args.json, report.to_json()):
+        return 2
+    if args.junit and not _write(args.junit, report.to_junit()):
+        return 2
     ok = report.ok
     if args.emit_vectors:
         docs = counterexample_vectors(report)
-        paths = write(docs, args.emit_vectors)
+        try:
+            paths = write(docs, args.emit_vectors)
+        except OSError as err:
+            print(
+                f"session-toolset prove: cannot write vectors to {args.emit_vectors}: "
+                f"{err.strerror}",
+                file=sys.stderr,
+            )
+            return 2
         blind = [
             d["id"] for d, v in zip(docs, report_variants(report), strict=True) if not replay(d, v)
         ]

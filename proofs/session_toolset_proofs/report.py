@@ -61,9 +61,13 @@ class Report:
             f"{secs:.1f} s summed over checks"
         )
 
-    def table(self) -> str:
+    def table(self, *, only_unexpected: bool = False) -> str:
+        """The result table; with ``only_unexpected`` just the rows that failed (or "")."""
+        rows = [r for r in self.rows if not r.passed] if only_unexpected else self.rows
+        if not rows:
+            return ""
         lines = [f"{'obligation':58} {'profile':18} {'check':22} {'result':9} {'s':>6}"]
-        for r in self.rows:
+        for r in rows:
             mark = "" if r.passed else f"  <-- expected {r.expected}"
             lines.append(
                 f"{r.name:58} {r.profile:18} {r.check:22} {r.result:9} {r.seconds:6.2f}{mark}"

@@ -86,7 +86,7 @@ def main(argv: list[str]) -> int:
         prove_status, prove_s, prove_data = _stage(
             f"prove --profile {DEFAULT_PROFILE}",
             prove_main,
-            ["--profile", DEFAULT_PROFILE],
+            ["--profile", DEFAULT_PROFILE, *quiet],
             Path(tmp) / "prove.json",
         )
         conform_status, conform_s, conform_data = _stage(

@@ -76,3 +76,26 @@ def test_adapter_subcommand_refuses_arguments() -> None:
     result = _run("adapter", "extra")
     assert result.returncode == 2
     assert "takes no arguments" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["-k", "("], "not a regular expression"),
+        (["--jobs", "0"], "must be at least 1"),
+        (["-k", "no-obligation-is-called-this"], "no obligation matches"),
+        (["-k", "gate.soundness", "--json", "/nonexistent-dir/r.json"], "cannot write"),
+    ],
+)
+def test_prove_input_errors_exit_2_with_one_clear_line(args: list[str], needle: str) -> None:
+    result = _run("prove", *args)
+    assert result.returncode == 2
+    assert needle in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_prove_quiet_prints_only_the_summary_when_all_is_as_expected() -> None:
+    result = _run("prove", "--quiet", "-k", "^gate.soundness$")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip().splitlines() == [result.stdout.strip()]
+    assert "as expected, 0 not" in result.stdout
