@@ -134,15 +134,39 @@ def test_cli_emits_vectors_for_a_pattern(
     assert "3 counterexample vectors written" in capsys.readouterr().out
 
 
-def test_packaged_counterexample_vectors_are_up_to_date(emitted: Emitted) -> None:
+def test_packaged_counterexample_vectors_are_up_to_date(tmp_path: Path) -> None:
     """The corpus ships the counterexample vectors (``vectors/model-cex/``) so every
     implementation replays them; they must be exactly what ``prove`` emits today.  Regenerate
     with ``session-toolset prove --all-profiles --emit-vectors
-    src/session_toolset_harness/vectors/model-cex`` after a model or proof change."""
+    src/session_toolset_harness/vectors/model-cex`` after a model or proof change.
+
+    The emission runs in a fresh process, as a user runs it: Z3's term table is global to a
+    process, so which concrete candidate a cheap confirmation accepts first may depend on the
+    terms earlier tests built; a fresh ``prove`` process is reproducible run to run.
+    """
+    import subprocess
+    import sys
     from importlib.resources import files
 
+    out = tmp_path / "model-cex"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "session_toolset_harness.cli",
+            "prove",
+            "--all-profiles",
+            "--quiet",
+            "--emit-vectors",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
     packaged = files("session_toolset_harness") / "vectors" / "model-cex"
-    fresh = {p.name: p.read_bytes() for p in sorted(emitted[0].glob("*.json"))}
+    fresh = {p.name: p.read_bytes() for p in sorted(out.glob("*.json"))}
     shipped = {
         node.name: node.read_bytes() for node in packaged.iterdir() if node.name.endswith(".json")
     }
