@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-TARGETS = ["src", "model", "proofs", "tests", "benchmarks"]
+TARGETS = ["src", "model", "proofs", "tests", "benchmarks", "tools"]
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

@@ -1,0 +1,27 @@
+"""Mutation suite "stateful": the explore RuleBasedStateMachine (implementation and the model's
+oracle side by side) against the (mutated) reference adapter in-process, under a fixed seed and the
+bounded ``mutation`` budget.  A mutant is killed when the machine reports a divergence or the run
+errors.
+
+The budget comes from the environment so the driver can state it in its report:
+``MUTATION_STATEFUL_EXAMPLES`` (default 25), ``MUTATION_STATEFUL_STEPS`` (default 20) and
+``MUTATION_STATEFUL_SEED`` (default 0).  Shrinking is off: a kill needs one divergence, not the
+minimal one.
+"""
+
+from __future__ import annotations
+
+import os
+
+from session_toolset_harness.explore.run import explore
+from session_toolset_harness.explore.sut import InProcessSut
+
+EXAMPLES = int(os.environ.get("MUTATION_STATEFUL_EXAMPLES", "25"))
+STEPS = int(os.environ.get("MUTATION_STATEFUL_STEPS", "20"))
+SEED = int(os.environ.get("MUTATION_STATEFUL_SEED", "0"))
+
+
+def test_stateful_machine() -> None:
+    result = explore(InProcessSut(), examples=EXAMPLES, steps=STEPS, seed_value=SEED, shrink=False)
+    assert result.error is None, result.error
+    assert result.failure is None, result.failure
