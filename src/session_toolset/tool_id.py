@@ -113,6 +113,17 @@ class ToolId:
     def __repr__(self) -> str:
         return f"ToolId({self.text!r})"
 
+    # Ids key every catalog, set and registry lookup the gate makes on each call; hashing and
+    # comparing the text directly avoids building a one-element tuple per lookup, as the
+    # generated dataclass methods do.  Same semantics: equal ids have equal text.
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ToolId):
+            return self.text == other.text
+        return NotImplemented
+
 
 def _validate(raw: str) -> None:
     """SPEC.md §1.1 check order: empty, oversized, missing ':', namespace, then name."""
