@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from session_toolset_harness.conform.jsonio import encode_line
 from session_toolset_harness.conform.matcher import first_difference
 from session_toolset_harness.corpus.dsl import Json, Obj
 
@@ -34,9 +35,11 @@ class Failure:
 def run_vector(document: Obj, handle: Handle) -> Failure | None:
     """Run one vector document; the first failing step, or None when it passes."""
     for index, step in enumerate(document["steps"]):
-        line = json.dumps(step["send"], ensure_ascii=False, separators=(",", ":"))
+        # encoded exactly as the runner sends it (ASCII escapes for a line with a lone surrogate)
+        data = encode_line(step["send"]).rstrip(b"\n")
+        line = data.decode("utf-8")
         try:
-            reply = handle(line.encode("utf-8"))
+            reply = handle(data)
             # round-trip through JSON text, as a real adapter's reply would be
             reply = json.loads(json.dumps(reply, ensure_ascii=False))
         except Exception as exc:  # a broken adapter under test
