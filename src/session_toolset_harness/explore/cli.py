@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
+from ..conform.client import AdapterStartError
 from . import coverage
 from .run import PROFILES, ExploreResult, explore_rounds
 from .sut import AdapterSut, InProcessSut, Sut, SutFailure
@@ -96,7 +97,7 @@ def _make_sut(adapter: str | None) -> Sut:
         raise UsageError("--adapter: empty command")
     try:
         return AdapterSut(argv)
-    except Exception as err:
+    except AdapterStartError as err:  # missing executable, permissions: a usage problem
         raise UsageError(str(err)) from None
 
 
