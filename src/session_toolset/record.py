@@ -47,9 +47,14 @@ def _no_implementation() -> object:
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class CapabilityRecord:
-    """An immutable catalog entry.  Build it with :meth:`new`, which bounds and digests."""
+    """An immutable catalog entry.
+
+    Every way of building one bounds the summary and tags, takes a private copy of the schema
+    and derives the digest and the source trust from it, so no record can exist whose digest
+    disagrees with its schema or whose summary exceeds its bound.
+    """
 
     id: ToolId
     source: CapabilitySource
@@ -62,10 +67,37 @@ class CapabilityRecord:
     _schema: JsonValue = field(compare=False, repr=False)
     #: SPEC.md §2 source trust, computed once: records are immutable and the gate asks on
     #: every call.
-    trust: SourceTrust = field(init=False, compare=False)
+    trust: SourceTrust = field(compare=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "trust", source_trust(self.source, self.provenance))
+    def __init__(
+        self,
+        id: ToolId,
+        source: CapabilitySource,
+        provenance: TrustProvenance,
+        schema: JsonValue,
+        *,
+        summary: str = "",
+        tags: Iterable[str] = (),
+        runtime_name: str | None = None,
+        factory: ToolFactory = _no_implementation,
+    ) -> None:
+        """Build a record: bound the summary and tags, copy the schema and digest it.
+
+        ``runtime_name`` is the name the live tool registry knows the tool by (it defaults to
+        the id text); it feeds wire-name aliases, never the identity.
+        """
+        owned = copy.deepcopy(validate_json_value(schema))
+        init = object.__setattr__  # frozen: assignment goes around __setattr__, once
+        init(self, "id", id)
+        init(self, "source", source)
+        init(self, "provenance", provenance)
+        init(self, "schema_digest", SchemaDigest.of(owned))
+        init(self, "summary", bound_utf8(summary, SUMMARY_MAX_BYTES))
+        init(self, "tags", tuple(bound_utf8(tag, TAG_MAX_BYTES) for tag in list(tags)[:TAGS_MAX]))
+        init(self, "runtime_name", id.text if runtime_name is None else runtime_name)
+        init(self, "factory", factory)
+        init(self, "_schema", owned)
+        init(self, "trust", source_trust(source, provenance))
 
     @classmethod
     def new(
@@ -80,23 +112,16 @@ class CapabilityRecord:
         runtime_name: str | None = None,
         factory: ToolFactory = _no_implementation,
     ) -> CapabilityRecord:
-        """Build a record: bound the summary and tags, copy the schema and digest it.
-
-        ``runtime_name`` is the name the live tool registry knows the tool by (it defaults to
-        the id text); it feeds wire-name aliases, never the identity.
-        """
-        owned = copy.deepcopy(validate_json_value(schema))
-        kept_tags = tuple(bound_utf8(tag, TAG_MAX_BYTES) for tag in list(tags)[:TAGS_MAX])
+        """The same as the constructor; reads like the other builders (``SessionToolSet.new``)."""
         return cls(
-            id=id,
-            source=source,
-            provenance=provenance,
-            schema_digest=SchemaDigest.of(owned),
-            summary=bound_utf8(summary, SUMMARY_MAX_BYTES),
-            tags=kept_tags,
-            runtime_name=id.text if runtime_name is None else runtime_name,
+            id,
+            source,
+            provenance,
+            schema,
+            summary=summary,
+            tags=tags,
+            runtime_name=runtime_name,
             factory=factory,
-            _schema=owned,
         )
 
     @property
