@@ -29,10 +29,7 @@ from ..source import (
 )
 from ..tool_id import ToolId
 
-__all__ = ["MISSING", "ProtocolError", "Request"]
-
-#: Marker for "field absent" (distinct from JSON null).
-MISSING: Final = object()
+__all__ = ["ProtocolError", "Request"]
 
 _NAME_MAX_CHARS: Final = 40
 
@@ -67,9 +64,6 @@ class Request:
 
     def __init__(self, fields: dict[str, JsonValue]) -> None:
         self._fields = fields
-
-    def raw(self, name: str) -> object:
-        return self._fields.get(name, MISSING)
 
     def _required(self, name: str) -> JsonValue:
         if name not in self._fields:
