@@ -238,6 +238,18 @@ def forge(v: Vector, name: str, session: str, tool: str, generation: int, digest
     return v.ok("forge_grant", {"grant": grant}, name=name, **grant)
 
 
+def deny(v: Vector, set_name: str, tool: str, variant: str) -> Vector:
+    """``authorize`` of ``tool`` in ``set_name`` expected to be denied with
+    ``ToolAuthorizationError.<variant>`` naming the tool."""
+    return v.fail(
+        "authorize",
+        f"ToolAuthorizationError.{variant}",
+        {"tool": tool},
+        set=set_name,
+        tool=tool,
+    )
+
+
 def core_basis() -> Obj:
     return {"kind": "core"}
 

@@ -7,6 +7,7 @@ from session_toolset_harness.corpus.dsl import (
     Rec,
     Vector,
     core_basis,
+    deny,
     exact_basis,
     forge,
     insert,
@@ -105,13 +106,7 @@ def _exactness() -> Vector:
     v.ok("authorize", {"tool": DEPLOY.id, "basis": exact_basis(GEN)}, set="A", tool=DEPLOY.id)
     # a record removed and re-inserted identically matches its pins again
     v.ok("catalog_remove", {"removed": True, "generation": 1001}, id=LOOKUP.id)
-    v.fail(
-        "authorize",
-        "ToolAuthorizationError.NotCataloged",
-        {"tool": LOOKUP.id},
-        set="A",
-        tool=LOOKUP.id,
-    )
+    deny(v, "A", LOOKUP.id, "NotCataloged")
     insert(v, LOOKUP, 1002)
     v.ok("authorize", {"tool": LOOKUP.id, "basis": exact_basis(GEN)}, set="A", tool=LOOKUP.id)
     _calls(v, LOOKUP, 2)
@@ -127,44 +122,20 @@ def _digest_drift() -> Vector:
     )
     bash2 = drifted(BASH, {"type": "object", "properties": {"command": {"type": "integer"}}})
     upsert(v, BASH.id, bash2, GEN + 1)
-    v.fail(
-        "authorize",
-        "ToolAuthorizationError.SchemaDigestMismatch",
-        {"tool": BASH.id},
-        set="A",
-        tool=BASH.id,
-    )
+    deny(v, "A", BASH.id, "SchemaDigestMismatch")
     lookup2 = drifted(
         LOOKUP,
         {"type": "object", "properties": {"q": {"type": "string"}, "limit": {"type": "number"}}},
     )
     upsert(v, LOOKUP.id, lookup2, GEN + 2)
-    v.fail(
-        "authorize",
-        "ToolAuthorizationError.SchemaDigestMismatch",
-        {"tool": LOOKUP.id},
-        set="A",
-        tool=LOOKUP.id,
-    )
+    deny(v, "A", LOOKUP.id, "SchemaDigestMismatch")
     # 1 vs 1.0 is a schema change
     deploy2 = drifted(DEPLOY, {"type": "object", "title": "deploy", "x": 1.0})
     deploy1 = drifted(DEPLOY, {"type": "object", "title": "deploy", "x": 1})
     upsert(v, DEPLOY.id, deploy1, GEN + 3)
-    v.fail(
-        "authorize",
-        "ToolAuthorizationError.SchemaDigestMismatch",
-        {"tool": DEPLOY.id},
-        set="A",
-        tool=DEPLOY.id,
-    )
+    deny(v, "A", DEPLOY.id, "SchemaDigestMismatch")
     upsert(v, DEPLOY.id, deploy2, GEN + 4)
-    v.fail(
-        "authorize",
-        "ToolAuthorizationError.SchemaDigestMismatch",
-        {"tool": DEPLOY.id},
-        set="A",
-        tool=DEPLOY.id,
-    )
+    deny(v, "A", DEPLOY.id, "SchemaDigestMismatch")
     _calls(v, BASH, 0)
     _calls(v, LOOKUP, 0)
     _calls(v, DEPLOY, 0)
@@ -186,32 +157,14 @@ def _coherent_imposter() -> Vector:
     v.ok("catalog_remove", {"removed": True, "generation": GEN + 1}, id=FMT.id)
     fmt_imp = Rec(src_plugin("p2", "fmt"), p_plugin("p2"), FMT.schema, FMT.id)
     insert(v, fmt_imp, GEN + 2)
-    v.fail(
-        "authorize",
-        "ToolAuthorizationError.SourceProvenanceMismatch",
-        {"tool": FMT.id},
-        set="A",
-        tool=FMT.id,
-    )
+    deny(v, "A", FMT.id, "SourceProvenanceMismatch")
     lookup_imp = Rec(src_mcp("srv-evil", "lookup"), p_mcp("srv-evil"), LOOKUP.schema, LOOKUP.id)
     upsert(v, LOOKUP.id, lookup_imp, GEN + 3)
     v.ok("digest", {"digest": LOOKUP.digest}, schema=LOOKUP.schema)
-    v.fail(
-        "authorize",
-        "ToolAuthorizationError.SourceProvenanceMismatch",
-        {"tool": LOOKUP.id},
-        set="A",
-        tool=LOOKUP.id,
-    )
+    deny(v, "A", LOOKUP.id, "SourceProvenanceMismatch")
     deploy_imp = Rec(src_ext("acme2", "deploy"), p_ext("acme2"), DEPLOY.schema, DEPLOY.id)
     upsert(v, DEPLOY.id, deploy_imp, GEN + 4)
-    v.fail(
-        "authorize",
-        "ToolAuthorizationError.SourceProvenanceMismatch",
-        {"tool": DEPLOY.id},
-        set="A",
-        tool=DEPLOY.id,
-    )
+    deny(v, "A", DEPLOY.id, "SourceProvenanceMismatch")
     _calls(v, FMT, 0)
     _calls(v, LOOKUP, 0)
     _calls(v, DEPLOY, 0)
@@ -232,34 +185,16 @@ def _check_order() -> Vector:
     # digest before provenance: schema and provenance both changed
     both = Rec(src_mcp("srv-b", "lookup"), p_mcp("srv-b"), {"other": 1}, LOOKUP.id)
     upsert(v, LOOKUP.id, both, GEN + 1)
-    v.fail(
-        "authorize",
-        "ToolAuthorizationError.SchemaDigestMismatch",
-        {"tool": LOOKUP.id},
-        set="A",
-        tool=LOOKUP.id,
-    )
+    deny(v, "A", LOOKUP.id, "SchemaDigestMismatch")
     # pinned provenance before trust: provenance changed to Unverified, schema identical
     bash_unv = Rec(BASH.source, P_UNVERIFIED, BASH.schema, BASH.id)
     upsert(v, BASH.id, bash_unv, GEN + 2)
-    v.fail(
-        "authorize",
-        "ToolAuthorizationError.SourceProvenanceMismatch",
-        {"tool": BASH.id},
-        set="A",
-        tool=BASH.id,
-    )
+    deny(v, "A", BASH.id, "SourceProvenanceMismatch")
     # not activated: a cataloged, untrusted record in no set
     v.fail(
         "authorize", "ToolAuthorizationError.NotActivated", {"tool": DYN.id}, set="A", tool=DYN.id
     )
-    v.fail(
-        "authorize",
-        "ToolAuthorizationError.NotActivated",
-        {"tool": FORGED.id},
-        set="A",
-        tool=FORGED.id,
-    )
+    deny(v, "A", FORGED.id, "NotActivated")
     # not cataloged wins over everything
     v.fail(
         "authorize",
@@ -287,40 +222,16 @@ def _untrusted_pins() -> Vector:
     )
     standard_catalog(v)
     v.ok("set_new", name="C", session="s-c", core=[DYN.id, FORGED.id])
-    v.fail(
-        "authorize",
-        "ToolAuthorizationError.UntrustedSource",
-        {"tool": DYN.id},
-        set="C",
-        tool=DYN.id,
-    )
-    v.fail(
-        "authorize",
-        "ToolAuthorizationError.SourceProvenanceMismatch",
-        {"tool": FORGED.id},
-        set="C",
-        tool=FORGED.id,
-    )
+    deny(v, "C", DYN.id, "UntrustedSource")
+    deny(v, "C", FORGED.id, "SourceProvenanceMismatch")
     v.ok("set_new", name="L", session="s-l", core=[])
     forge(v, "dyn", "s-l", DYN.id, GEN, DYN.digest)
     forge(v, "forged", "s-l", FORGED.id, GEN, FORGED.digest)
     v.ok("activate_many", {"applied": 0}, set="L", grants=[])
     v.ok("activate", set="L", grant="dyn")
     v.ok("activate", set="L", grant="forged")
-    v.fail(
-        "authorize",
-        "ToolAuthorizationError.UntrustedSource",
-        {"tool": DYN.id},
-        set="L",
-        tool=DYN.id,
-    )
-    v.fail(
-        "authorize",
-        "ToolAuthorizationError.SourceProvenanceMismatch",
-        {"tool": FORGED.id},
-        set="L",
-        tool=FORGED.id,
-    )
+    deny(v, "L", DYN.id, "UntrustedSource")
+    deny(v, "L", FORGED.id, "SourceProvenanceMismatch")
     _calls(v, DYN, 0)
     _calls(v, FORGED, 0)
     return v
@@ -334,24 +245,12 @@ def _session_bound() -> Vector:
         ("zero-inheritance",),
     )
     v.ok("set_new", name="S", session="s-a", core=[])
-    v.fail(
-        "authorize",
-        "ToolAuthorizationError.NotActivated",
-        {"tool": LOOKUP.id},
-        set="S",
-        tool=LOOKUP.id,
-    )
+    deny(v, "S", LOOKUP.id, "NotActivated")
     v.fail(
         "authorize", "ToolAuthorizationError.NotActivated", {"tool": BASH.id}, set="S", tool=BASH.id
     )
     v.ok("set_new", name="O", session="s-other", core=[])
-    v.fail(
-        "authorize",
-        "ToolAuthorizationError.NotActivated",
-        {"tool": LOOKUP.id},
-        set="O",
-        tool=LOOKUP.id,
-    )
+    deny(v, "O", LOOKUP.id, "NotActivated")
     v.protocol({"op": "authorize", "set": "nope", "tool": LOOKUP.id})
     v.fail("authorize", "ToolIdError.InvalidNamespace", set="A", tool="MCP:x")
     _calls(v, LOOKUP, 0)

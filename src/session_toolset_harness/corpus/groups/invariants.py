@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from session_toolset_harness.corpus.dsl import (
     Vector,
+    deny,
     forge,
     insert,
     issue,
@@ -63,13 +64,7 @@ def _new_inherits_nothing() -> Vector:
     # the same name rebuilt from scratch forgets its activations too
     v.ok("set_new", name="A", session="s", core=[BASH.id])
     snapshot(v, "A", "s", GEN, 0, [BASH], [])
-    v.fail(
-        "authorize",
-        "ToolAuthorizationError.NotActivated",
-        {"tool": LOOKUP.id},
-        set="A",
-        tool=LOOKUP.id,
-    )
+    deny(v, "A", LOOKUP.id, "NotActivated")
     return v
 
 
@@ -101,13 +96,7 @@ def _no_cross_talk() -> Vector:
     snapshot(v, "B", "s-a", GEN, 1, [BASH], [(LOOKUP, GEN)])
     snapshot(v, "A", "s-a", GEN, 4, [BASH], [(NOTE, GEN), (FMT, GEN)])
     snapshot(v, "C", "s-c", GEN, 0, [], [])
-    v.fail(
-        "authorize",
-        "ToolAuthorizationError.NotActivated",
-        {"tool": LOOKUP.id},
-        set="C",
-        tool=LOOKUP.id,
-    )
+    deny(v, "C", LOOKUP.id, "NotActivated")
     return v
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from session_toolset_harness.corpus.dsl import (
     Rec,
     Vector,
+    deny,
     exact_basis,
     forge,
     insert,
@@ -69,13 +70,7 @@ def _revoke() -> Vector:
     v.ok("revoke", set="R", tool=NOTE.id)
     snapshot(v, "R", "s-r", GEN, 3, [BASH], [])
     # a revoked tool is denied by the gate
-    v.fail(
-        "authorize",
-        "ToolAuthorizationError.NotActivated",
-        {"tool": LOOKUP.id},
-        set="R",
-        tool=LOOKUP.id,
-    )
+    deny(v, "R", LOOKUP.id, "NotActivated")
     v.fail("revoke", "ToolIdError.InvalidName", set="R", tool="mcp.srv-a:")
     v.protocol({"op": "revoke", "set": "nope", "tool": LOOKUP.id})
     v.ok("catalog_state", {"generation": GEN + 1})
