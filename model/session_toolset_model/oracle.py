@@ -68,10 +68,10 @@ class Oracle:
     def __init__(self, variant: Variant = DEFAULT) -> None:
         self.variant = variant
         self.alg = concrete_algebra()
-        self.state: State = initial(self.alg)
+        self.state: State = initial(self.alg, variant)
 
     def reset(self) -> None:
-        self.state = initial(self.alg)
+        self.state = initial(self.alg, self.variant)
 
     def _run(self, op: str, **args: Any) -> Result:
         result = OPS[op].run(self.alg, self.variant, self.state, args)

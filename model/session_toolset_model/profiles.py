@@ -55,6 +55,7 @@ MUTANTS: dict[str, str] = {
     "issue_grant_calls_factory": "grant issuance calls the record's factory",
     "unauthorized_model_activates": "model-initiated activation ignores the authority value",
     "model_issuance_partial": "model-initiated activation applies grants issued before a failure",
+    "reset_rewinds_generation": "reset rewinds the catalog generation below 0 (an unchecked 0 - 1)",
 }
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .algebra import Algebra, Term
+from .profiles import DEFAULT, Variant
 
 
 @dataclass(frozen=True)
@@ -34,9 +35,12 @@ class Result:
     extras: dict[str, Term] = field(default_factory=dict)
 
 
-def initial(alg: Algebra) -> State:
+def initial(alg: Algebra, v: Variant = DEFAULT) -> State:
     """The start of the world (PROTOCOL.md ``reset``): empty catalog at generation 0, no sets."""
-    return State(alg.empty_map("rec"), alg.int_(0), alg.empty_map("int"), alg.empty_map("set"))
+    gen = alg.int_(0)
+    if v.has("reset_rewinds_generation"):
+        gen = alg.sub(gen, alg.int_(1))
+    return State(alg.empty_map("rec"), gen, alg.empty_map("int"), alg.empty_map("set"))
 
 
 def choose(alg: Algebra, cond: Term, a: State, b: State) -> State:

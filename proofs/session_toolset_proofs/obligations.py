@@ -215,7 +215,7 @@ FRAME_MUTANTS = {
 
 def _init(v: Variant) -> Query:
     alg = Z3Algebra(SEARCH_BOUND.get())
-    return Query(alg, [], invariant(initial(alg)))
+    return Query(alg, [], invariant(initial(alg, v)))
 
 
 def _consecution(opname: str) -> Callable[[Variant], Query]:
@@ -579,7 +579,14 @@ def _never_decreases(opname: str) -> Callable[[Variant], Query]:
 
 def _all() -> list[Obligation]:
     obs: list[Obligation] = [
-        Obligation("invariant.init", "initiation", "inductive invariant", None, _init, ()),
+        Obligation(
+            "invariant.init",
+            "initiation",
+            "inductive invariant",
+            None,
+            _init,
+            ("reset_rewinds_generation",),
+        ),
     ]
     for n in ALL_OPS:
         if n not in READ_ONLY:

@@ -33,9 +33,9 @@ import z3  # type: ignore[import-untyped]
 from session_toolset_model.algebra import MAX_GENERATION
 from session_toolset_model.ops import OPS
 from session_toolset_model.profiles import DEFAULT, Variant
-from session_toolset_model.state import Result, State
+from session_toolset_model.state import Result, State, initial
 
-from .explore import Action, Node, candidates, nodes, outcome, second_state
+from .explore import ALG, Action, Node, candidates, nodes, outcome, second_state
 from .obligations import FINITE_STATES, SEARCH_BOUND, Obligation, Query
 from .pin import Encoder, pin_step
 from .solve import _solver
@@ -216,7 +216,14 @@ def find(
     if ob.op is None:  # initiation: no transition, the query is ground
         solver = _solver()
         solver.add(*query(None)[1])
-        return Found(str(solver.check()), time.perf_counter() - start)
+        status = str(solver.check())
+        if status != "sat":
+            return Found(status, time.perf_counter() - start)
+        # The instance is the initial state itself: the trace from it is empty, so its vector is
+        # a `reset` followed by the observations.
+        start_node = Node(initial(ALG, v), (), ())
+        reset = [{"op": "reset", "args": {}, "outcome": "ok"}]
+        return Found(status, time.perf_counter() - start, {}, reset, start_node, None)
     opname = ob.op
     keep = premise_filter(ob.name, mode)
 
