@@ -22,6 +22,9 @@ PAIRS = [
     ("vectors/digest.json", "reference/digest.json"),
 ]
 
+# SPEC.md and PROTOCOL.md are kept in docs/spec/ (outside the package, beside the user docs).
+DOC_PAIRS = [("SPEC.md", "docs/spec/SPEC.md"), ("PROTOCOL.md", "docs/spec/PROTOCOL.md")]
+
 
 def _shared() -> Path:
     configured = os.environ.get("SESSION_TOOLSET_SHARED")
@@ -41,6 +44,20 @@ def test_packaged_copy_is_byte_identical(shared_rel: str, packaged_rel: str) -> 
     packaged = PACKAGE / packaged_rel
     assert packaged.is_file(), f"{packaged} is missing from the package"
     assert packaged.read_bytes() == original.read_bytes(), f"{packaged_rel} differs from shared"
+
+
+@pytest.mark.parametrize(("shared_rel", "repo_rel"), DOC_PAIRS, ids=[p[1] for p in DOC_PAIRS])
+def test_spec_copy_is_byte_identical(shared_rel: str, repo_rel: str) -> None:
+    shared = _shared()
+    if not shared.is_dir():
+        pytest.skip(f"shared reference directory {shared} not found (set SESSION_TOOLSET_SHARED)")
+    original = shared / shared_rel
+    assert original.is_file(), f"{original} is missing from the shared directory"
+    copy = REPO / repo_rel
+    assert copy.is_file(), f"{copy} is missing"
+    assert copy.read_bytes() == original.read_bytes(), (
+        f"{repo_rel} differs from {original}: copy the new text and update what it changed"
+    )
 
 
 def test_every_shared_walkthrough_is_packaged() -> None:
