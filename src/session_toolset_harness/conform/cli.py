@@ -220,6 +220,18 @@ def _write_outputs(args: argparse.Namespace, run: RunResult) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    console = report.ConsoleReporter(sys.stdout, terminal=sys.stdout.isatty(), quiet=args.quiet)
+    status, run = execute(args, console)
+    # Coverage comes before the failure details so the summary line stays the last line.
+    status = _coverage(args, coverage.compute(r.hits for r in run.results), status)
+    console.finish(run)
+    _write_outputs(args, run)
+    return status
+
+
+def execute(args: argparse.Namespace, console: report.ConsoleReporter) -> tuple[int, RunResult]:
+    """Run the vectors ``args`` select, reporting each result to ``console`` as it finishes
+    (``session-toolset check`` shares this with its own console); raises `UsageError`."""
     adapter = _adapter_argv(args)
     rules: tuple[skips.SkipRule, ...] = ()
     if args.skip is not None:
@@ -238,7 +250,6 @@ def _run(args: argparse.Namespace) -> int:
             raise UsageError(f"no vector id contains {args.pattern!r}")
     if not items:
         raise UsageError("no vector files found")
-    console = report.ConsoleReporter(sys.stdout, terminal=sys.stdout.isatty(), quiet=args.quiet)
     options = RunOptions(
         adapter=adapter,
         timeout=args.timeout,
@@ -251,12 +262,7 @@ def _run(args: argparse.Namespace) -> int:
         run = Runner(options).run(items)
     except AdapterStartError as exc:
         raise UsageError(str(exc)) from exc
-    status = EXIT_OK if run.ok else EXIT_FAILED
-    # Coverage comes before the failure details so the summary line stays the last line.
-    status = _coverage(args, coverage.compute(r.hits for r in run.results), status)
-    console.finish(run)
-    _write_outputs(args, run)
-    return status
+    return (EXIT_OK if run.ok else EXIT_FAILED), run
 
 
 def main(argv: list[str]) -> int:
