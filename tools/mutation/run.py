@@ -102,9 +102,10 @@ def _config(suite: str, timeout_multiplier: float) -> str:
     )
 
 
-def prepare(suite: str, timeout_multiplier: float) -> Path:
-    """A fresh work directory for ``suite``: source copy, suite tests, mutmut configuration."""
-    work = WORK / suite
+def prepare(suite: str, timeout_multiplier: float, work: Path | None = None) -> Path:
+    """A fresh work directory for ``suite`` (default ``build/mutation/<suite>``): source copy,
+    suite tests, mutmut configuration."""
+    work = WORK / suite if work is None else work
     if work.exists():
         shutil.rmtree(work)
     (work / "tests").mkdir(parents=True)
@@ -192,9 +193,9 @@ def meta_files(work: Path) -> list[Path]:
     return sorted((work / "mutants" / "src" / PACKAGE).rglob("*.py.meta"))
 
 
-def load_results(suite: str) -> dict[str, tuple[str, int | None]]:
+def load_results(suite: str, work: Path | None = None) -> dict[str, tuple[str, int | None]]:
     """mutant name -> (module path, exit code) for one suite's work directory."""
-    work = WORK / suite
+    work = WORK / suite if work is None else work
     found: dict[str, tuple[str, int | None]] = {}
     for meta in meta_files(work):
         module = meta.relative_to(work / "mutants" / "src").as_posix().removesuffix(".meta")
@@ -318,6 +319,37 @@ def load_equivalent(path: Path = EQUIVALENT) -> dict[str, dict[str, Any]]:
     return {str(entry["mutant"]): entry for entry in entries}
 
 
+def generate_mutants(work: Path, jobs: int = 2) -> dict[str, str]:
+    """Generate the mutants of the current tree in ``work`` (mutmut's generation step only, no
+    test runs: a few seconds); mutant name -> module path."""
+    prepare("corpus", 5.0, work)
+    generate_only(work, jobs)
+    return {name: module for name, (module, _) in load_results("corpus", work).items()}
+
+
+def equivalence_problems(
+    entries: dict[str, dict[str, Any]], work: Path, mutants: dict[str, str]
+) -> list[str]:
+    """One line per ``equivalent.json`` entry that no longer matches the mutants generated in
+    ``work`` (`generate_mutants`): its mutant is gone, or the mutant's diff no longer removes and
+    adds exactly the recorded lines, or it carries no rule or reason.  A stale entry is an
+    argument about code that is not there any more: CI fails until it is re-argued against the
+    new diff or dropped (and the mutant scored like any other)."""
+    problems: list[str] = []
+    for name, entry in sorted(entries.items()):
+        problems += [f"{name}: no {key}" for key in ("rule", "reason") if not entry.get(key)]
+        if name not in mutants:
+            problems.append(f"{name}: no such mutant of the current tree")
+            continue
+        removed, added = changed_lines(describe(work, mutants[name], name)[1])
+        if removed != entry["removed"] or added != entry["added"]:
+            problems.append(
+                f"{name}: the mutant now changes {removed} -> {added}, "
+                f"the entry argues about {entry['removed']} -> {entry['added']}"
+            )
+    return problems
+
+
 # --- Markdown ---------------------------------------------------------------------------------
 
 
@@ -404,6 +436,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--quiet", action="store_true", help="only the totals, not per module or survivors"
     )
+    parser.add_argument(
+        "--check-equivalent",
+        action="store_true",
+        help="generate the mutants (no test runs) and check every equivalent.json entry still "
+        "matches one; exit 1 if not",
+    )
     return parser
 
 
@@ -415,6 +453,13 @@ def _sample(suite: str, jobs: int, size: int, seed: int) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.check_equivalent:
+        work = WORK / "equivalence"
+        problems = equivalence_problems(load_equivalent(), work, generate_mutants(work, args.jobs))
+        for problem in problems:
+            print(problem)
+        print(f"{EQUIVALENT.name}: {len(load_equivalent())} entries, {len(problems)} stale")
+        return 1 if problems else 0
     suites: list[str] = sorted(set(args.suite or ["corpus", "stateful"]), key=SUITES.index)
     env = dict(os.environ)
     for key in STATEFUL_DEFAULTS:
