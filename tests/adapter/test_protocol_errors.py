@@ -1,5 +1,6 @@
 """What the corpus cannot say about bad input: how long the adapter's own Protocol messages are,
-and the process itself (one reply line per input line through a real pipe, exit 0 on EOF).
+where it refuses nesting (deeper than SPEC.md's 127 levels, which no vector may require), and the
+process itself (one reply line per input line through a real pipe, exit 0 on EOF).
 
 Every bad-input case that a vector can state — malformed, blank and non-UTF-8 lines, wrong-typed
 and unknown fields, field order, typed rejections leaving the world unchanged — lives in the corpus
@@ -12,6 +13,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+
+import pytest
 
 from adapter.adapter_support import Json, capture, reply_to, send
 from session_toolset.adapter import World
@@ -127,3 +130,21 @@ def test_subprocess_with_empty_input_exits_zero() -> None:
     )
     assert result.returncode == 0
     assert result.stdout == b""
+
+
+@pytest.mark.parametrize(("levels", "accepted"), [(126, True), (127, False), (100_000, False)])
+def test_the_reference_refuses_requests_deeper_than_127_levels(levels: int, accepted: bool) -> None:
+    # The request object is level 1 (SPEC.md 1.4), so a schema of 126 levels must be accepted;
+    # refusing deeper is allowed, not required, so no vector can pin it: it is this adapter's
+    # choice, and it must be a clean Protocol reply (never a RecursionError) that changes nothing.
+    line = b'{"op":"digest","schema":' + b"[" * levels + b"]" * levels + b"}"
+    world = populated_world()
+    before = capture(world)
+    reply = reply_to(world, line)
+    if accepted:
+        assert reply["ok"] is True
+        assert len(reply["digest"]) == 64
+    else:
+        assert reply == {"ok": False, "error": "Protocol", "message": reply["message"]}
+        assert "nesting" in reply["message"]
+    assert capture(world) == before
