@@ -72,9 +72,14 @@ public class JacksonProbe {
   }
 
   static Object dbl(String text) throws Exception {
-    BigDecimal exact = new BigDecimal(text);
-    if (exact.abs().compareTo(DOUBLE_MAX) > 0) throw new Exception("beyond the finite double range");
-    return new Dbl(Double.parseDouble(text)); // correctly rounded
+    double x = Double.parseDouble(text); // correctly rounded; 0.0 on underflow
+    // Only a result of +-MAX_VALUE needs the exact comparison (BigDecimal would throw on an
+    // exponent beyond int, e.g. 1e-99999999999, which is simply 0.0).
+    if (Double.isInfinite(x)
+        || (Math.abs(x) == Double.MAX_VALUE && new BigDecimal(text).abs().compareTo(DOUBLE_MAX) > 0)) {
+      throw new Exception("beyond the finite double range");
+    }
+    return new Dbl(x);
   }
 
   static String string(String s) throws Exception {

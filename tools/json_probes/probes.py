@@ -53,6 +53,8 @@ PROBES: Final[list[tuple[str, bytes]]] = [
     ("9007199254740993.0 rounds correctly", b"9007199254740993.0"),
     ("123456789012345680000.0 rounds correctly", b"123456789012345680000.0"),
     ("1e-400 underflows to 0.0", b"1e-400"),
+    ("1e-99999999999 underflows to 0.0", b"1e-99999999999"),
+    ("1e99999999999 is beyond the range", b"1e99999999999"),
     ("repeated key: last wins", b'{"a":1,"a":2}'),
     ("repeated key, bad discarded value", b'{"a":"\\ud800","a":1}'),
     ("repeated key, 1e400 discarded", b'{"a":1e400,"a":1}'),
