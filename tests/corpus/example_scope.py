@@ -114,6 +114,39 @@ def _needs(ops: list[str]) -> str:
     return f"needs {shown}" + (f" and {len(ops) - 4} more ops" if len(ops) > 4 else "")
 
 
+def _is_preamble(step: Mapping[str, object]) -> bool:
+    request = step_request(step)
+    return isinstance(request, dict) and request.get("op") in ("hello", "reset")
+
+
+def step_vectors(directory: Path) -> list[str]:
+    """Every in-scope step of the corpus, as vectors written to ``directory``.
+
+    Beyond the vectors wholly in scope, many vectors mix steps the examples can answer (a
+    malformed raw line, a digest) with steps they cannot (the ``catalog_state`` that shows the
+    world unchanged). The in-scope steps never depend on the world — the examples' ops are
+    stateless and a malformed line is Protocol in every state — so each vector's in-scope steps,
+    in order, form a valid vector of their own: ``steps/<id>``.
+    """
+    paths: list[str] = []
+    for document in vector_documents():
+        steps = [step for step in document["steps"] if needed_op(step) is None]
+        if all(_is_preamble(step) for step in steps):
+            continue  # nothing but hello and reset
+        vector = {
+            "protocol": 1,
+            "id": f"steps/{document['id']}",
+            "description": f"The steps of {document['id']} an adapter of only "
+            f"{', '.join(sorted(EXAMPLE_OPS))} must answer, in order.",
+            "tags": document.get("tags", []),
+            "steps": steps,
+        }
+        path = directory / f"{document['id'].replace('/', '--')}.json"
+        path.write_text(json.dumps(vector), encoding="utf-8")  # ASCII: lone surrogates too
+        paths.append(str(path))
+    return paths
+
+
 def in_scope_paths() -> list[str]:
     """The vector files of the packaged corpus that the examples' ops can pass."""
     return [str(DEFAULT_OUT / f"{d['id']}.json") for d in vector_documents() if in_scope(d)]

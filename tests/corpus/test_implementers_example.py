@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from corpus.example_probes import PROBES, assert_like_reference
-from corpus.example_scope import ROOT, in_scope_paths
+from corpus.example_scope import ROOT, in_scope_paths, step_vectors
 from session_toolset_harness.conform.cli import main as conform_main
 
 GUIDE = ROOT / "docs" / "implementers.md"
@@ -34,6 +34,12 @@ def test_example_adapter_passes_every_vector_its_ops_reach(tmp_path: Path) -> No
     adapter = shlex.join([sys.executable, str(script)])
     paths = in_scope_paths()
     assert len(paths) >= 18  # 18 when this test was written; the corpus only grows
+    assert conform_main(["--quiet", "--adapter", adapter, "--vectors", *paths]) == 0
+
+
+def test_example_adapter_passes_every_step_its_ops_reach(tmp_path: Path) -> None:
+    adapter = shlex.join([sys.executable, str(example_script(tmp_path))])
+    paths = step_vectors(tmp_path)
     assert conform_main(["--quiet", "--adapter", adapter, "--vectors", *paths]) == 0
 
 

@@ -11,6 +11,7 @@ import re
 import shlex
 import shutil
 import subprocess
+from pathlib import Path
 from typing import Final
 
 import pytest
@@ -24,6 +25,7 @@ from corpus.example_scope import (
     in_scope,
     in_scope_paths,
     needed_op,
+    step_vectors,
     vector_documents,
 )
 from session_toolset.adapter import World, handle_line
@@ -122,6 +124,14 @@ def test_the_skeletons_op_lists_match_protocol_md() -> None:
 def test_skeleton_passes_every_vector_that_uses_only_its_ops() -> None:
     paths = in_scope_paths()
     assert len(paths) >= 18  # 18 when this test was written; the corpus only grows
+    argv = ["--quiet", "--adapter", shlex.join(skeleton_argv()), "--vectors", *paths]
+    assert conform_main(argv) == 0
+
+
+@needs_node
+def test_skeleton_passes_every_step_that_uses_only_its_ops(tmp_path: Path) -> None:
+    paths = step_vectors(tmp_path)
+    assert len(paths) > len(in_scope_paths())  # mixed vectors contribute their in-scope steps
     argv = ["--quiet", "--adapter", shlex.join(skeleton_argv()), "--vectors", *paths]
     assert conform_main(argv) == 0
 
