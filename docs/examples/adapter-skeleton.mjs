@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// A PROTOCOL.md v1 adapter skeleton for Node.js (18+), standard library only.
+// A PROTOCOL.md v1 adapter skeleton for Node.js, standard library only (written for Node 18+,
+// tested on Node 20).
 //
 // It implements the transport, a strict JSON reader with exact numbers (SPEC.md 1.4), Protocol
 // errors, hello/reset, tool_id_parse, session_id_parse and digest. Every other op answers
