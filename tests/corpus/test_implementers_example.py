@@ -57,3 +57,14 @@ def test_example_adapter_answers_every_probe_line_as_the_reference_adapter_does(
     assert done.returncode == 0, done.stderr[-2000:]
     replies = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
     assert_like_reference(PROBES, replies)
+
+
+def test_example_reader_deviates_from_spec_on_none_of_the_json_probes() -> None:
+    tools = ROOT / "tools" / "json_probes"
+    reader = [sys.executable, str(tools / "py_probe.py"), "example"]
+    command = [str(tools / "probes.py"), "--", *reader]
+    done = subprocess.run(
+        [sys.executable, *command], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-1000:]
+    assert "0 deviations" in done.stdout

@@ -11,6 +11,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Final
 
@@ -224,3 +225,29 @@ def test_skeleton_answers_a_last_line_without_newline_and_exits_0_on_eof() -> No
     assert [json.loads(line)["ok"] for line in done.stdout.splitlines()] == [True, True]
     empty = subprocess.run(skeleton_argv(), input=b"", capture_output=True, timeout=60, check=False)
     assert (empty.returncode, empty.stdout) == (0, b"")
+
+
+PROBE_TOOLS: Final = ROOT / "tools" / "json_probes"
+
+
+def _probe(*command: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, *command], capture_output=True, text=True, timeout=300, check=False
+    )
+
+
+@needs_node
+def test_skeleton_reader_deviates_from_spec_on_none_of_the_json_probes() -> None:
+    assert NODE is not None
+    done = _probe(str(PROBE_TOOLS / "probes.py"), "--", NODE, str(PROBE_TOOLS / "js_skeleton.mjs"))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-1000:]
+    assert "0 deviations" in done.stdout
+
+
+@needs_node
+def test_skeleton_number_text_matches_the_reference_on_20000_doubles() -> None:
+    assert NODE is not None
+    script = PROBE_TOOLS / "js_number_text.mjs"
+    done = _probe(str(PROBE_TOOLS / "number_text.py"), "--", NODE, str(script))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-1000:]
+    assert done.stdout.startswith("0 of ")
