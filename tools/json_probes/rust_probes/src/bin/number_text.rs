@@ -21,7 +21,11 @@ fn layout(x: f64) -> String {
     if -5 < k && k <= 0 {
         return format!("{sign}0.{}{digits}", "0".repeat(-k as usize));
     }
-    let rest = if n > 1 { format!(".{}", &digits[1..]) } else { String::new() };
+    let rest = if n > 1 {
+        format!(".{}", &digits[1..])
+    } else {
+        String::new()
+    };
     format!("{sign}{}{rest}e{}", &digits[..1], k - 1)
 }
 
@@ -32,7 +36,11 @@ fn main() {
     let mut out = stdout.lock();
     for line in std::io::stdin().lock().lines() {
         let x = f64::from_bits(u64::from_str_radix(line.unwrap().trim(), 16).unwrap());
-        let text = if by_hand { layout(x) } else { buffer.format_finite(x).to_string() };
+        let text = if by_hand {
+            layout(x)
+        } else {
+            buffer.format_finite(x).to_string()
+        };
         writeln!(out, "{text}").unwrap();
     }
 }
