@@ -59,7 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
         description="Run PROTOCOL.md conformance vectors against an adapter command.",
-        epilog="Exit status: 0 nothing unexpected, 1 a vector failed or errored, 2 usage error.",
+        epilog="Exit status: 0 nothing unexpected, 1 a vector failed or errored, 2 usage error or "
+        "an unusable vector file.",
     )
     parser.add_argument(
         "--adapter",
