@@ -266,8 +266,10 @@ class Observer:
             found = None if bare is None else first_difference(exp, bare)
             if bare is None or found is not None:
                 where = "no reply" if found is None else f"{found.path}: {found.message}"
-                after = "the reset" if expected is None and request is not None else (
-                    "the end of the example" if request is None else str(request["op"])
+                after = (
+                    "the reset"
+                    if expected is None and request is not None
+                    else ("the end of the example" if request is None else str(request["op"]))
                 )
                 self._fail(
                     f"observable state differs after {after} ({record.request['op']} {where})",
