@@ -191,7 +191,7 @@ def run_plan(plan: Plan) -> PlanResult:
     runs: list[StreamRun] = []
     failing: int | None = None
     for round_ in range(plan.round_count):
-        if plan.jobs == 1:
+        if plan.total_streams == 1:
             g = plan.streams()[0]
             results = {g: (_one_stream(plan, g, round_, None, None), False)}
         else:
