@@ -27,7 +27,6 @@ from ..conform.jsonio import encode_line
 Reply = dict[str, Any]
 
 REQUEST_TIMEOUT_SECONDS = 10.0
-SYNC_PROBE: Reply = {"op": "hello"}
 
 
 class SutFailure(Exception):
@@ -52,8 +51,9 @@ class Sut(Protocol):
         ...
 
     def resync(self) -> str | None:
-        """After a divergence: drain nothing, probe once; a reason if replies were shifted
-        (more reply lines than requests), after which the process is replaced."""
+        """After a divergence, once every owed reply was read: probe once; a reason if the
+        replies were shifted (more reply lines than requests), after which the process is
+        replaced."""
         ...
 
     def close(self) -> None: ...
@@ -101,6 +101,7 @@ class AdapterSut:
         self.name = shlex.join(self.argv)
         self.timeout = timeout
         self.process = AdapterProcess(self.argv)
+        self._probes = 0
 
     def send(self, request: Reply) -> Reply:
         self.start_example()
@@ -133,18 +134,22 @@ class AdapterSut:
     def resync(self) -> str | None:
         if not self.process.alive:
             return None
-        answer = self.process.exchange(SYNC_PROBE, self.timeout)
+        # The probe's reply names a fresh nonce, so a shifted reply (a line written earlier,
+        # say a hello) cannot pass for it, however late the adapter's surplus line arrives.
+        self._probes += 1
+        nonce = f"resync:p{self._probes}"
+        answer = self.process.exchange({"op": "tool_id_parse", "raw": nonce}, self.timeout)
         if isinstance(answer, ExchangeError):
             if answer.kind == "extra-reply":
                 self.process.kill()
                 return "the adapter wrote a reply line nobody asked for (replies shifted)"
             return None
-        if answer.value.get("ok") is True and answer.value.get("protocol") == 1:
+        if answer.value.get("id") == nonce:
             return None
         self.process.kill()  # out of step: the next example gets a fresh process
         return (
-            "the sync probe hello got a reply that is not a hello reply: the adapter wrote "
-            "more reply lines than it received requests (replies shifted)"
+            "the sync probe got a reply that is not its own: the adapter wrote more reply "
+            "lines than it received requests (replies shifted)"
         )
 
     def close(self) -> None:
