@@ -13,6 +13,7 @@ starts a fresh one for the next vector.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import io
 import queue
@@ -86,24 +87,29 @@ class StderrTail:
             return self._data.decode("utf-8", errors="replace")
 
 
-def _pump_stdout(stream: IO[bytes], sink: queue.Queue[_Item]) -> None:
+def _pump_stdout(stream: IO[bytes], sink: queue.Queue[list[_Item]]) -> None:
     # Only this thread closes the stream: closing it from the main thread while a read is in
     # flight lets the fd number be reused by the next adapter's pipe and bytes get stolen.
+    # Every complete line of one read goes over in one list: one hand-over per chunk, not per
+    # line, when replies come in bursts (pipelining).
+    partial = b""
     try:
         while True:
-            line = stream.readline(MAX_REPLY_BYTES + 1)
-            if not line:
+            chunk = stream.read1(READ_BUFFER_BYTES)  # type: ignore[attr-defined]
+            if not chunk:
                 break
-            if len(line) > MAX_REPLY_BYTES and not line.endswith(b"\n"):
-                sink.put(_TooLong())
+            *lines, partial = (partial + chunk).split(b"\n")
+            if lines:
+                sink.put([line + b"\n" for line in lines])
+            if len(partial) > MAX_REPLY_BYTES:
+                sink.put([_TooLong()])
                 return
-            sink.put(line)
     except (OSError, ValueError):
         pass
     finally:
         with contextlib.suppress(OSError):
             stream.close()
-    sink.put(_Eof())
+    sink.put([partial, _Eof()] if partial else [_Eof()])
 
 
 def _pump_stdin(stream: IO[bytes], source: queue.SimpleQueue[bytes | None]) -> None:
@@ -160,7 +166,8 @@ class AdapterProcess:
             )
         except (OSError, ValueError) as exc:
             raise AdapterStartError(f"cannot start adapter {list(argv)!r}: {exc}") from exc
-        self._lines: queue.Queue[_Item] = queue.Queue()
+        self._lines: queue.Queue[list[_Item]] = queue.Queue()
+        self._ready: collections.deque[_Item] = collections.deque()
         self._requests: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self.stderr = StderrTail()
         assert self._proc.stdout is not None and self._proc.stderr is not None
@@ -188,17 +195,27 @@ class AdapterProcess:
             self._stderr_thread.join(timeout=1.0)
         return self.stderr.text()
 
+    def _take(self, timeout: float) -> _Item | None:
+        """The next item read from stdout, waiting up to ``timeout`` seconds (0: not at all);
+        None if none came.  EOF and an over-long line stay visible to every later call."""
+        if not self._ready:
+            try:
+                chunk = self._lines.get(timeout=timeout) if timeout else self._lines.get_nowait()
+            except queue.Empty:
+                return None
+            self._ready.extend(chunk)
+        item = self._ready.popleft()
+        if not isinstance(item, bytes):
+            self._ready.appendleft(item)
+        return item
+
     def pending_line(self) -> ExchangeError | None:
         """An unsolicited line already waiting (a reply nobody asked for), if any."""
-        try:
-            item = self._lines.get_nowait()
-        except queue.Empty:
-            return None
+        item = self._take(0)
         if isinstance(item, bytes):
             return ExchangeError(
                 "extra-reply", "adapter wrote a reply line nobody asked for", _show(item)
             )
-        self._lines.put(item)  # EOF stays visible to the next exchange
         return None
 
     def exchange(self, request: object, timeout: float) -> Reply | ExchangeError:
@@ -217,21 +234,20 @@ class AdapterProcess:
         """
         if not self._stdin_open:
             return  # closed or killed: the next receive reports the crash
-        for request in requests:
-            if isinstance(request, bytes):
-                self._requests.put(request if request.endswith(b"\n") else request + b"\n")
-            else:
-                self._requests.put(encode_line(request))
+        lines = [
+            (r if r.endswith(b"\n") else r + b"\n") if isinstance(r, bytes) else encode_line(r)
+            for r in requests
+        ]
+        if lines:
+            self._requests.put(b"".join(lines))  # one hand-over to the writer per call
 
     def receive(self, timeout: float) -> Reply | ExchangeError:
         """The next reply line, waiting up to ``timeout`` seconds for it."""
-        try:
-            item = self._lines.get(timeout=timeout)
-        except queue.Empty:
+        item = self._take(timeout)
+        if item is None:
             self.kill()
             return ExchangeError("timeout", f"no reply within {timeout:g} s (adapter killed)")
         if isinstance(item, _Eof):
-            self._lines.put(item)  # EOF stays visible to every later receive
             return self._crashed("adapter closed stdout without replying")
         if isinstance(item, _TooLong):
             self.kill()
