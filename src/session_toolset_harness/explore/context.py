@@ -51,8 +51,6 @@ class RunContext:
     next one is generated (its own requests still go out at once).  More overlaps the SUT's work
     with the explorer's, but a divergence then surfaces only at the window's end, which leaves
     Hypothesis's shrinker more to cut (it must stay one deterministic function of the draws)."""
-    stop: Callable[[], bool] | None = None
-    """Polled before each example: true ends the run (another ``--jobs`` worker diverged)."""
     on_divergence: Callable[[], None] | None = None
     """Called at the first divergence of the run, before any shrinking."""
 

@@ -59,11 +59,6 @@ _RESET_LINE: Final = encode_line(_RESET)
 _PROBE_LINE: Final = encode_line({"op": "hello"})
 
 
-class StopExploring(BaseException):
-    """Ends a run between examples (another worker diverged).  A `BaseException`, so that
-    Hypothesis lets it through instead of shrinking it as a failure."""
-
-
 def outcome(reply: Reply) -> str:
     return "ok" if reply.get("ok") is True else str(reply.get("error"))
 
@@ -135,8 +130,6 @@ class Observer:
     # -- submitting --------------------------------------------------------------------------
     def start(self) -> None:
         """Reset the SUT and observe everything (the reset's own reply is not compared)."""
-        if self.ctx.stop is not None and self.ctx.stop():
-            raise StopExploring
         self._sut.start_example()
         self._submit(None, None, ALL_ITEMS, reset=True)
 

@@ -11,21 +11,22 @@ its first round.
 With ``--jobs`` above 1 every stream is a worker process (``spawn``: a fresh interpreter, so
 what it imported — which Hypothesis mixes into its draws — does not depend on the parent) with
 its own system under test (its own adapter child process, or its own in-process reference).
-Coverage tables are summed.  The first worker to find a divergence announces it; the others stop
-before their next example, while the finder shrinks it; when several diverge, the lowest stream
-wins.  Rounds (a coverage minimum unmet) run all streams again; a shard runs one round only, and
+Coverage tables are summed.  The first worker to find a divergence announces it; the others are
+stopped at once (their adapter processes killed), while the finder shrinks it; when several
+diverge, the lowest stream wins.  Rounds (a coverage minimum unmet) run all streams again; a shard runs one round only, and
 its coverage minimum is judged on the merged reports (``--merge``).
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import queue
+import signal
 import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from multiprocessing.synchronize import Event
 from typing import Any
 
 from . import coverage
@@ -100,11 +101,10 @@ def make_sut(adapter: Sequence[str] | None) -> Sut:
     return InProcessSut() if adapter is None else AdapterSut(list(adapter))
 
 
-def _one_stream(
-    plan: Plan, stream: int, round_: int, stop: Event | None, found: Any
-) -> ExploreResult:
+def _one_stream(plan: Plan, stream: int, round_: int, found: Any, suts: list[Sut]) -> ExploreResult:
     seed = plan.stream_seed(stream, round_)
     sut = make_sut(plan.adapter)
+    suts.append(sut)
     try:
         return explore(
             sut,
@@ -113,7 +113,6 @@ def _one_stream(
             seed_value=seed,
             shrink=plan.shrink,
             pipeline=plan.pipeline,
-            stop=None if stop is None else stop.is_set,
             on_divergence=None if found is None else (lambda: found.put(("found", stream))),
         )
     except SutFailure as err:
@@ -122,11 +121,22 @@ def _one_stream(
         sut.close()
 
 
-def _worker(plan: Plan, stream: int, round_: int, stop: Event, events: Any) -> None:
-    """A worker process: one stream of one round; its result goes back through ``events``."""
+def _worker(plan: Plan, stream: int, round_: int, events: Any) -> None:
+    """A worker process: one stream of one round; its result goes back through ``events``.
+
+    SIGTERM (another worker diverged) kills its adapter process and ends it at once."""
+    suts: list[Sut] = []
+
+    def stop(_signum: int, _frame: object) -> None:
+        for sut in suts:
+            if isinstance(sut, AdapterSut):
+                sut.process.kill()
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
     try:
-        result = _one_stream(plan, stream, round_, stop, events)
-    except BaseException as err:  # report, never die silently: the parent waits for "done"
+        result = _one_stream(plan, stream, round_, events, suts)
+    except Exception as err:  # report, never die silently: the parent waits for "done"
         result = ExploreResult(
             Counter(),
             None,
@@ -137,44 +147,56 @@ def _worker(plan: Plan, stream: int, round_: int, stop: Event, events: Any) -> N
             {},
             f"worker {stream} failed: {type(err).__name__}: {err}",
         )
-    events.put(("done", stream, result, stop.is_set()))
+    events.put(("done", stream, result))
+
+
+def _stopped(plan: Plan, stream: int, round_: int) -> ExploreResult:
+    return ExploreResult(Counter(), None, 0, 0.0, 0.0, plan.stream_seed(stream, round_), {})
 
 
 def _round_in_workers(plan: Plan, round_: int) -> dict[int, tuple[ExploreResult, bool]]:
+    """One round, one worker process per stream.  At the first divergence announced, every
+    other worker still running is stopped (its coverage is lost: the verdict is decided); the
+    finder goes on to shrink."""
     context = multiprocessing.get_context("spawn")
-    stop = context.Event()
     events = context.Queue()
     workers = {
-        g: context.Process(target=_worker, args=(plan, g, round_, stop, events), daemon=True)
+        g: context.Process(target=_worker, args=(plan, g, round_, events), daemon=True)
         for g in plan.streams()
     }
     for process in workers.values():
         process.start()
     done: dict[int, tuple[ExploreResult, bool]] = {}
+    finders: set[int] = set()
+
+    def stop_others() -> None:
+        for h, process in workers.items():
+            if h not in done and h not in finders and process.is_alive():
+                process.terminate()
+                process.join(timeout=10.0)
+                done[h] = (_stopped(plan, h, round_), True)
+
     try:
         while len(done) < len(workers):
             try:
                 message = events.get(timeout=POLL_SECONDS)
             except queue.Empty:
                 for g, process in workers.items():
-                    if g not in done and not process.is_alive() and process.exitcode not in (0,):
+                    if g not in done and not process.is_alive():
                         error = f"worker {g} died (exit code {process.exitcode})"
-                        seed = plan.stream_seed(g, round_)
-                        done[g] = (
-                            ExploreResult(Counter(), None, 0, 0.0, 0.0, seed, {}, error),
-                            False,
-                        )
-                        stop.set()
+                        failed = _stopped(plan, g, round_)
+                        failed.error = error
+                        done[g] = (failed, False)
                 continue
             if message[0] == "found":
-                stop.set()  # every other worker ends before its next example
-            else:
-                _, g, result, stopped = message
-                done[g] = (result, stopped and result.failure is None)
+                finders.add(message[1])
+                stop_others()
+            elif message[1] not in done:
+                _, g, result = message
+                done[g] = (result, False)
                 if result.failure is not None or result.error is not None:
-                    stop.set()
+                    stop_others()
     finally:
-        stop.set()
         for process in workers.values():
             process.join(timeout=10.0)
             if process.is_alive():
@@ -193,7 +215,7 @@ def run_plan(plan: Plan) -> PlanResult:
     for round_ in range(plan.round_count):
         if plan.total_streams == 1:
             g = plan.streams()[0]
-            results = {g: (_one_stream(plan, g, round_, None, None), False)}
+            results = {g: (_one_stream(plan, g, round_, None, []), False)}
         else:
             results = _round_in_workers(plan, round_)
         for g in sorted(results):

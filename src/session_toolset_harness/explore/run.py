@@ -33,7 +33,6 @@ from .context import (
     learn_digests,
 )
 from .machine import ExploreMachine
-from .observe import StopExploring
 from .sut import InProcessSut, Sut
 
 PIPELINE_WINDOW = 64
@@ -114,7 +113,6 @@ def explore(
     shrink: bool = True,
     pipeline: bool = True,
     window: int | None = None,
-    stop: Callable[[], bool] | None = None,
     on_divergence: Callable[[], None] | None = None,
 ) -> ExploreResult:
     """Run the machine against ``sut``; a divergence is returned, never raised.
@@ -123,9 +121,8 @@ def explore(
     With a window, a divergence surfaces only where the window is read, which shrinks badly;
     so the run that finds it does not shrink, and a second run replays the failing example
     (kept in an in-memory example database, never written anywhere) with a window of one step
-    and shrinks it.  ``stop``: polled before each example, ends the run early (``--jobs``: another
-    worker diverged).  ``on_divergence``: called once when the first divergence is found, before
-    shrinking.
+    and shrinks it.  ``on_divergence``: called once when the first divergence is found, before
+    shrinking (``--jobs``: the other workers are stopped then).
     """
     start, cpu_start = time.perf_counter(), time.process_time()
     try:
@@ -138,7 +135,6 @@ def explore(
     if window is None:
         window = default_window(sut) if pipeline else 1
     ctx = RunContext(sut, digests, pipeline=pipeline, window=window)
-    ctx.stop = stop
     ctx.on_divergence = on_divergence
 
     def factory() -> ExploreMachine:
@@ -151,7 +147,7 @@ def explore(
                 run_state_machine_as_test(  # type: ignore[no-untyped-call]
                     seed(seed_value)(factory), settings=options
                 )
-            except (DivergenceError, StopExploring):
+            except DivergenceError:
                 pass
             except Exception as err:
                 return f"{type(err).__name__}: {err}"
@@ -162,7 +158,7 @@ def explore(
     generate = [Phase.generate, Phase.target, *([Phase.shrink] if shrink and not two_runs else [])]
     error = run(generate, database)
     if two_runs and ctx.failure is not None and error is None:
-        found, ctx.window, ctx.stop = ctx.failure, 1, None
+        found, ctx.window = ctx.failure, 1
         error = run([Phase.reuse, Phase.shrink], database)
         if ctx.failure is None:  # the replay did not reproduce it: report it as found
             ctx.failure = found
