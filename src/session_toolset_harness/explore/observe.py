@@ -93,10 +93,6 @@ class _Entry:
     probe: bool = False
     """End of the example: a ``hello`` sync probe follows the observation."""
 
-    @property
-    def replies(self) -> int:
-        return len(self.items) + (self.request is not None) + self.probe
-
 
 class Observer:
     """The comparison core of one example (one machine instance)."""
