@@ -80,10 +80,22 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a quarter of the budget")
     args = parser.parse_args()
     scale = 4 if args.quick else 1
-    budget = ["--examples", str(args.examples // scale), "--steps", str(args.steps),
-              "--seed", str(args.seed)]
-    jobs_budget = ["--examples", str(args.jobs_examples // scale), "--steps", str(args.steps),
-                   "--seed", str(args.seed)]
+    budget = [
+        "--examples",
+        str(args.examples // scale),
+        "--steps",
+        str(args.steps),
+        "--seed",
+        str(args.seed),
+    ]
+    jobs_budget = [
+        "--examples",
+        str(args.jobs_examples // scale),
+        "--steps",
+        str(args.steps),
+        "--seed",
+        str(args.seed),
+    ]
     print(f"load average before: {load()}; cpus: {os.cpu_count()}")
     with tempfile.TemporaryDirectory() as scratch:
         base = None if args.baseline is None else extract(args.baseline, Path(scratch))
@@ -108,14 +120,26 @@ def main() -> None:
 
         row("in-process (reference)")
         row("reference adapter subprocess, pipelined", "--adapter", REFERENCE)
-        row("reference adapter subprocess, step batches", "--adapter", REFERENCE,
-            "--window", "1", both=False)
-        row("reference adapter subprocess, not pipelined", "--adapter", REFERENCE,
-            "--no-pipeline", both=False)
+        row(
+            "reference adapter subprocess, step batches",
+            "--adapter",
+            REFERENCE,
+            "--window",
+            "1",
+            both=False,
+        )
+        row(
+            "reference adapter subprocess, not pipelined",
+            "--adapter",
+            REFERENCE,
+            "--no-pipeline",
+            both=False,
+        )
         row("fast replay adapter, pipelined", replay=True)
         row("fast replay adapter, not pipelined", "--no-pipeline", both=False, replay=True)
-        jobs = {n: probe(None, *jobs_budget, "--jobs", str(n), "--adapter", REFERENCE)
-                for n in (1, 2)}
+        jobs = {
+            n: probe(None, *jobs_budget, "--jobs", str(n), "--adapter", REFERENCE) for n in (1, 2)
+        }
         jobs_in = {n: probe(None, *jobs_budget, "--jobs", str(n)) for n in (1, 2)}
     print(f"load average after:  {load()}")
     print()
@@ -123,13 +147,18 @@ def main() -> None:
     for name, today, now in rows:
         t, n = rate(today), rate(now)
         ratio = f"{n / t:6.2f}x" if t and n else ""
-        print(f"{name:<48} {t or 0:>8,.0f} {n or 0:>8,.0f} {ratio:>7}" if t else
-              f"{name:<48} {'':>8} {n or 0:>8,.0f}")
+        print(
+            f"{name:<48} {t or 0:>8,.0f} {n or 0:>8,.0f} {ratio:>7}"
+            if t
+            else f"{name:<48} {'':>8} {n or 0:>8,.0f}"
+        )
     print()
     for label, figures in (("reference adapter", jobs), ("in-process", jobs_in)):
         one, two = rate(figures[1]), rate(figures[2])
-        print(f"--jobs 1 / --jobs 2, {label:<18} {one or 0:>8,.0f} {two or 0:>8,.0f} steps/s"
-              + (f"   ratio {two / one:.2f}x" if one and two else ""))
+        print(
+            f"--jobs 1 / --jobs 2, {label:<18} {one or 0:>8,.0f} {two or 0:>8,.0f} steps/s"
+            + (f"   ratio {two / one:.2f}x" if one and two else "")
+        )
 
 
 if __name__ == "__main__":

@@ -49,9 +49,16 @@ def main() -> None:
         )
         outcome = run_plan(plan)
         result = outcome.result
-        print(json.dumps({"steps": result.steps, "seconds": outcome.wall_seconds,
-                          "failure": None if result.failure is None else result.failure.reason,
-                          "error": result.error}))
+        print(
+            json.dumps(
+                {
+                    "steps": result.steps,
+                    "seconds": outcome.wall_seconds,
+                    "failure": None if result.failure is None else result.failure.reason,
+                    "error": result.error,
+                }
+            )
+        )
         return
 
     lines: list[tuple[str, str]] = []
@@ -65,8 +72,8 @@ def main() -> None:
             return reply
 
         sut.handle_line = recording  # type: ignore[attr-defined]
-    target: Any = sut.InProcessSut() if args.adapter is None else sut.AdapterSut(
-        shlex.split(args.adapter)
+    target: Any = (
+        sut.InProcessSut() if args.adapter is None else sut.AdapterSut(shlex.split(args.adapter))
     )
     options: dict[str, Any] = {}
     accepted = inspect.signature(run.explore).parameters
@@ -76,7 +83,11 @@ def main() -> None:
         options["window"] = args.window
     start = time.perf_counter()
     result = run.explore(
-        target, examples=args.examples, steps=args.steps, seed_value=args.seed, shrink=False,
+        target,
+        examples=args.examples,
+        steps=args.steps,
+        seed_value=args.seed,
+        shrink=False,
         **options,
     )
     seconds = time.perf_counter() - start
@@ -85,9 +96,17 @@ def main() -> None:
         with open(args.record, "w", encoding="utf-8") as out:
             for request, reply in lines:
                 out.write(json.dumps([request, reply]) + "\n")
-    print(json.dumps({"steps": result.steps, "seconds": seconds,
-                      "failure": None if result.failure is None else result.failure.reason,
-                      "error": result.error, "module": run.__file__}))
+    print(
+        json.dumps(
+            {
+                "steps": result.steps,
+                "seconds": seconds,
+                "failure": None if result.failure is None else result.failure.reason,
+                "error": result.error,
+                "module": run.__file__,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

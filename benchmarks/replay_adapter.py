@@ -19,15 +19,13 @@ import sys
 def main() -> int:
     with open(sys.argv[1], encoding="utf-8") as recording:
         pairs = [json.loads(line) for line in recording]
-    position = 0
     out = sys.stdout
-    for raw in sys.stdin.buffer:
+    for position, raw in enumerate(sys.stdin.buffer):
         line = raw.rstrip(b"\n").decode("utf-8", "surrogateescape")
         if position < len(pairs) and pairs[position][0] == line:
             out.write(pairs[position][1] + "\n")
         else:
             out.write('{"ok":false,"error":"Internal","message":"not the recorded run"}\n')
-        position += 1
         out.flush()
     return 0
 
