@@ -16,7 +16,6 @@ import argparse
 import inspect
 import json
 import shlex
-import sys
 import time
 from typing import Any
 
@@ -110,4 +109,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
