@@ -34,11 +34,13 @@ REFERENCE = f"{sys.executable} -m session_toolset.adapter"
 def extract(rev: str, into: Path) -> Path:
     """The tree of ``rev`` (``git archive``), unpacked under ``into``."""
     data = subprocess.run(
-        ["git", "archive", "--format=tar", rev], cwd=HERE, capture_output=True, check=True
+        ["git", "archive", "--format=tar", rev], cwd=HERE.parent, capture_output=True, check=True
     ).stdout
     tree = into / "baseline"
     with tarfile.open(fileobj=io.BytesIO(data)) as archive:
         archive.extractall(tree, filter="data")
+    if not (tree / "src" / "session_toolset_harness").is_dir():
+        raise SystemExit(f"git archive {rev} holds no src/session_toolset_harness")
     return tree
 
 
@@ -52,6 +54,8 @@ def probe(tree: Path | None, *args: str) -> dict[str, Any]:
     if done.returncode != 0:
         raise SystemExit(f"probe {args} failed:\n{done.stderr[-2000:]}")
     value: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    if tree is not None and not str(value["module"]).startswith(str(tree)):
+        raise SystemExit(f"the baseline probe imported {value['module']}, not {tree}")
     if value.get("failure") or value.get("error"):
         print(f"  note: {args}: {value.get('failure') or value.get('error')}"[:300])
     return value
