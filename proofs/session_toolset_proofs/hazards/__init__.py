@@ -1,0 +1,24 @@
+"""Hazards: what SPEC.md does not promise, each shown with a minimal trace (or proved).
+
+`definitions` lists the candidate properties (and `wire` the one outside the model), `search`
+finds minimal traces from ``reset``, `queries` states the properties in Z3, `check` confirms
+or proves them, `changes` sweeps every kind of catalog change, `vectors` turns each trace into
+a replayable vector and `report` renders the result (``session-toolset prove --hazards``).
+"""
+
+from __future__ import annotations
+
+from .check import Result, check_hazard
+from .definitions import HAZARDS as MODEL_HAZARDS
+from .definitions import Hazard
+from .wire import HAZARD as WIRE_HAZARD
+
+HAZARDS: tuple[Hazard, ...] = (*MODEL_HAZARDS, WIRE_HAZARD)
+
+
+def check_all() -> list[Result]:
+    """Every hazard, in definition order."""
+    return [check_hazard(h) for h in HAZARDS]
+
+
+__all__ = ["HAZARDS", "Hazard", "Result", "check_all", "check_hazard"]
