@@ -116,12 +116,13 @@ def check_hazard(h: Hazard) -> Result:
     assert h.query is not None and h.mutant is not None
     query = h.query
     proof = check(lambda: query(DEFAULT), True).status
-    wit = _found(h, DEFAULT, "witness")
-    mut = _found(h, Variant(mutant=h.mutant), "counterexample")
-    bounded = shortest(h.probe, h.violates, h.domain, DEFAULT)
     if proof != "unsat":
         result = "unknown" if proof == "unknown" else "refuted"
-    elif not wit.confirmed:
+        return Result(h, result, time.perf_counter() - start, None, proof)
+    wit = _found(h, DEFAULT, "witness") if h.witness is not None else Found(None, None)
+    mut = _found(h, Variant(mutant=h.mutant), "counterexample")
+    bounded = shortest(h.probe, h.violates, h.domain, DEFAULT)
+    if not wit.confirmed:
         result = "witness missing"
     elif not mut.confirmed:
         result = "mutant survives"
