@@ -27,7 +27,7 @@ from session_toolset_proofs.vectors import replay
 
 from session_toolset_harness.conform.cli import main as conform_main
 
-pytestmark = pytest.mark.spec("3", "4", "5", "6.drift-denial", "6.counters")
+pytestmark = pytest.mark.spec("1.5", "3", "4", "5", "6.drift-denial", "6.counters")
 
 REPO = Path(__file__).resolve().parents[2]
 SPEC = (REPO / "docs" / "spec" / "SPEC.md").read_text(encoding="utf-8")
