@@ -422,8 +422,7 @@ def markdown(t: Table) -> str:
     out += [
         "",
         "Operations that no obligation covers and no vector targets (sent at most in passing; "
-        "only their section's tests guard them): "
-        + (", ".join(f"`{n}`" for n in bare) or "none"),
+        "only their section's tests guard them): " + (", ".join(f"`{n}`" for n in bare) or "none"),
     ]
     out += ["", "## Details", ""]
     for s in _rows(t):
