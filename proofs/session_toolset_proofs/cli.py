@@ -17,11 +17,13 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from session_toolset_model.profiles import DEFAULT_PROFILE, PROFILES
 
 from .hazards import Result as HazardResult
-from .hazards import check_all
+from .hazards import UnderProfile, check_all, under_profiles
+from .hazards.report import profiles_json, profiles_text
 from .hazards.report import text as hazard_text
 from .hazards.report import to_json as hazard_json
 from .hazards.vectors import hazard_vectors
@@ -102,13 +104,28 @@ def _write(path: Path, text: str) -> bool:
     return True
 
 
-def _hazards(args: argparse.Namespace) -> list[HazardResult] | None:
-    """Check and print the hazards when asked (``--hazards`` / ``--emit-hazard-vectors``)."""
+def _hazards(
+    args: argparse.Namespace, profiles: list[str]
+) -> tuple[list[HazardResult], dict[str, Any]] | None:
+    """Check and print the hazards when asked (``--hazards`` / ``--emit-hazard-vectors``),
+    re-checked under every other selected profile; returns the results and their JSON."""
     if not (args.hazards or args.emit_hazard_vectors):
         return None
     results = check_all()
     print(hazard_text(results, only_unexpected=args.quiet))
-    return results
+    matrix = under_profiles([p for p in profiles if p != DEFAULT_PROFILE])
+    table = profiles_text(results, matrix)
+    if table:
+        print(table)
+    doc = hazard_json(results)
+    if matrix:
+        doc["profiles"] = profiles_json(results, matrix)
+    doc["ok"] = _hazards_ok(results, matrix)
+    return results, doc
+
+
+def _hazards_ok(results: list[HazardResult], matrix: dict[str, list[UnderProfile]]) -> bool:
+    return all(r.passed for r in results) and all(u.sound for us in matrix.values() for u in us)
 
 
 def main(argv: list[str]) -> int:
@@ -125,20 +142,20 @@ def main(argv: list[str]) -> int:
     if table:
         print(table)
     print(report.summary())
-    hazards = _hazards(args)
+    hazards = _hazards(args, profiles)
     if args.json:
         doc = json.loads(report.to_json())
         if hazards is not None:
-            doc["hazards"] = hazard_json(hazards)
-            doc["ok"] = doc["ok"] and all(h.passed for h in hazards)
+            doc["hazards"] = hazards[1]
+            doc["ok"] = doc["ok"] and hazards[1]["ok"]
         if not _write(args.json, json.dumps(doc, indent=1)):
             return 2
     if args.junit and not _write(args.junit, report.to_junit()):
         return 2
-    ok = report.ok and (hazards is None or all(h.passed for h in hazards))
+    ok = report.ok and (hazards is None or bool(hazards[1]["ok"]))
     if args.emit_hazard_vectors and hazards is not None:
         try:
-            written = write(hazard_vectors(hazards), args.emit_hazard_vectors)
+            written = write(hazard_vectors(hazards[0]), args.emit_hazard_vectors)
         except OSError as err:
             print(
                 f"session-toolset prove: cannot write vectors to {args.emit_hazard_vectors}: "

@@ -18,8 +18,16 @@ from session_toolset_model.profiles import DEFAULT, Variant
 from session_toolset_model.state import initial
 from session_toolset_proofs.cli import main as prove_main
 from session_toolset_proofs.explore import ALG
-from session_toolset_proofs.hazards import HAZARDS, Hazard, Result, check_all, check_hazard
+from session_toolset_proofs.hazards import (
+    HAZARDS,
+    Hazard,
+    Result,
+    check_all,
+    check_hazard,
+    under_profiles,
+)
 from session_toolset_proofs.hazards.changes import sweep
+from session_toolset_proofs.hazards.report import changes_vector
 from session_toolset_proofs.hazards.search import alphabet, run
 from session_toolset_proofs.hazards.vectors import hazard_vectors
 from session_toolset_proofs.obligations import Query, step
@@ -223,14 +231,17 @@ def test_cli_prints_hazards_and_puts_them_in_the_json(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out, report = tmp_path / "hv", tmp_path / "r.json"
-    argv = ["-k", r"^invariant\.init$", "--hazards", "--json", str(report)]
+    argv = ["-k", r"^invariant\.init$", "--all-profiles", "--hazards", "--json", str(report)]
     assert prove_main([*argv, "--emit-hazard-vectors", str(out)]) == 0
     text = capsys.readouterr().out
+    assert "hazards under the other profiles" in text
     assert f"hazards: {len(HAZARDS)} checked, {len(HAZARDS)} as expected" in text
     assert "wire.alias_reassigned: refuted, 6 ops; open question" in text
     doc = json.loads(report.read_text())
     assert doc["ok"] is True
     assert [h["name"] for h in doc["hazards"]["rows"]] == [h.name for h in HAZARDS]
+    strict = doc["hazards"]["profiles"]["gate.stale_set_authorized"]["generation-strict"]
+    assert strict["result"] == "proved" and strict["vector_changes"] is True
     assert len(list(out.glob("*.json"))) == len(HAZARDS)
 
 
@@ -242,6 +253,36 @@ def test_cli_unwritable_hazard_vector_dir_is_exit_2(
     argv = ["-k", r"^invariant\.init$", "--emit-hazard-vectors", str(blocker / "sub")]
     assert prove_main(argv) == 2
     assert "cannot write vectors" in capsys.readouterr().err
+
+
+def test_generation_strict_closes_two_hazards_and_changes_their_vectors(
+    results: list[Result],
+) -> None:
+    """The worked example of docs/spec-authors.md: the generation-strict drift rule makes two
+    expectations hold (proved under it; the default's confirmed trace refutes them) and an
+    implementation following it would fail those two hazard vectors."""
+    matrix = under_profiles(["per-tool-digest", "generation-strict"])
+    differs = {
+        (name, u.profile)
+        for name, row in matrix.items()
+        for u in row
+        if u.result != _by_name(results, name).result
+    }
+    assert differs == {
+        ("activation.survives_reinsertion", "generation-strict"),
+        ("gate.stale_set_authorized", "generation-strict"),
+    }
+    assert all(u.sound for row in matrix.values() for u in row)
+    for name, _ in differs:
+        strict = matrix[name][1]
+        assert strict.result == "proved" and strict.z3 == "unsat; premises sat"
+        assert changes_vector(_by_name(results, name), strict) is True
+    assert (
+        changes_vector(
+            _by_name(results, "route.hands_out_stale"), matrix["route.hands_out_stale"][1]
+        )
+        is False
+    )
 
 
 def test_minimal_lengths_are_what_the_report_claims(results: list[Result]) -> None:

@@ -8,7 +8,7 @@ a replayable vector and `report` renders the result (``session-toolset prove --h
 
 from __future__ import annotations
 
-from .check import Result, check_hazard
+from .check import Result, UnderProfile, check_hazard, check_under
 from .definitions import HAZARDS as MODEL_HAZARDS
 from .definitions import Hazard
 from .wire import HAZARD as WIRE_HAZARD
@@ -21,4 +21,19 @@ def check_all() -> list[Result]:
     return [check_hazard(h) for h in HAZARDS]
 
 
-__all__ = ["HAZARDS", "Hazard", "Result", "check_all", "check_hazard"]
+def under_profiles(profiles: list[str]) -> dict[str, list[UnderProfile]]:
+    """Every model hazard re-checked under each of ``profiles`` (the wire hazard is outside
+    the model, so no profile changes it)."""
+    return {h.name: [check_under(h, p) for p in profiles] for h in MODEL_HAZARDS}
+
+
+__all__ = [
+    "HAZARDS",
+    "Hazard",
+    "Result",
+    "UnderProfile",
+    "check_all",
+    "check_hazard",
+    "check_under",
+    "under_profiles",
+]

@@ -132,3 +132,44 @@ def check_hazard(h: Hazard) -> Result:
         result = "proved"
     note = f"{proof}; witness {wit.z3} (pinned); mutant {h.mutant}: {mut.z3} (pinned)"
     return Result(h, result, time.perf_counter() - start, wit.trace, note, mut.trace)
+
+
+@dataclass
+class UnderProfile:
+    """A hazard re-checked under another drift-rule profile (informational for spec authors:
+    which hazards a proposed rule closes or opens).
+
+    ``result``: ``refuted`` (minimal trace under the profile, pinned confirmation ``sat``),
+    ``proved`` (negated goal ``unsat`` under the profile and its premises satisfiable; the
+    default profile's confirmed trace is the variant that refutes it), ``not found`` (no trace
+    within the search depth and no query), or ``unknown``/``unconfirmed`` (failures)."""
+
+    profile: str
+    result: str
+    trace: Trace | None
+    z3: str
+
+    @property
+    def sound(self) -> bool:
+        """Settled (``unknown``, ``unconfirmed`` and ``vacuous`` fail the run)."""
+        return self.result in ("refuted", "proved", "not found")
+
+
+def check_under(h: Hazard, profile: str) -> UnderProfile:
+    v = Variant(profile)
+    found = Found(shortest(h.probe, h.violates, h.domain, v), None)
+    if found.trace is not None:
+        if h.query is not None:
+            found.z3 = confirm(h.query, v, found.trace.probe, "counterexample")
+        status = _status(found) or "refuted"
+        note = "none (concrete only)" if found.z3 is None else f"{found.z3} (pinned)"
+        return UnderProfile(profile, status, found.trace, note)
+    if h.query is None:
+        return UnderProfile(profile, "not found", None, "none (concrete only)")
+    query = h.query
+    proof = check(lambda: query(v), True).status
+    if proof != "unsat":
+        return UnderProfile(profile, "unknown" if proof == "unknown" else "refuted", None, proof)
+    premises = check(lambda: query(v), False).status
+    result = "proved" if premises == "sat" else "vacuous"
+    return UnderProfile(profile, result, None, f"unsat; premises {premises}")

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from session_toolset_model.concrete import Grant
+from session_toolset_model.profiles import Variant
 
 from ..explore import KINDS, Action
 from .changes import sweep, table
-from .check import Result
+from .check import Result, UnderProfile
 from .search import Trace
 
 METHOD = (
@@ -129,3 +130,57 @@ def to_json(results: list[Result]) -> dict[str, Any]:
         "rows": rows,
         "catalog_changes": changes,
     }
+
+
+def changes_vector(r: Result, u: UnderProfile) -> bool | None:
+    """Whether the hazard's vector (default expectations) is answered differently under the
+    profile: an implementation following that rule would fail it.  None: not replayable by the
+    model (the wire hazard)."""
+    from ..vectors import replay
+    from .vectors import hazard_vector
+
+    if r.trace is None or r.hazard.name.startswith("wire."):
+        return None
+    return bool(replay(hazard_vector(r), Variant(u.profile)))
+
+
+def profiles_text(results: list[Result], matrix: dict[str, list[UnderProfile]]) -> str:
+    """Hazard x profile: the default's result, then each profile's (marked where it differs),
+    and whether the hazard's vector would change."""
+    if not matrix:
+        return ""
+    profiles = [u.profile for u in next(iter(matrix.values()))]
+    lines = ["\nhazards under the other profiles (informational; * = differs from the default):"]
+    head = f"{'hazard':60} {'default':9}"
+    for p in profiles:
+        head += f" {p:28}"
+    lines.append(head.rstrip())
+    for r in results:
+        row = matrix.get(r.hazard.name)
+        if row is None:
+            continue
+        line = f"{r.hazard.name:60} {r.result:9}"
+        for u in row:
+            mark = "*" if u.result != r.result else ""
+            changed = changes_vector(r, u)
+            vec = "" if changed is None else ("; vector changes" if changed else "")
+            cell = f"{u.result}{mark}{vec}"
+            line += f" {cell:28}"
+        lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
+def profiles_json(
+    results: list[Result], matrix: dict[str, list[UnderProfile]]
+) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for r in results:
+        for u in matrix.get(r.hazard.name, []):
+            out.setdefault(r.hazard.name, {})[u.profile] = {
+                "result": u.result,
+                "z3": u.z3,
+                "length": None if u.trace is None else u.trace.length,
+                "trace": _trace_json(u.trace),
+                "vector_changes": changes_vector(r, u),
+            }
+    return out
