@@ -93,6 +93,12 @@ def test_the_responsible_sentence_is_in_its_spec_section(hazard: Hazard) -> None
     assert hazard.expect in ("refuted", "proved")
 
 
+def test_docs_for_spec_authors_list_every_hazard_with_its_verdict() -> None:
+    doc = (REPO / "docs" / "spec-authors.md").read_text(encoding="utf-8")
+    for h in HAZARDS:
+        assert f"| `{h.name}` | {h.section} | {h.verdict} |" in doc, h.name
+
+
 def test_refuted_hazards_are_confirmed_in_z3_unless_declared_concrete(
     results: list[Result],
 ) -> None:
