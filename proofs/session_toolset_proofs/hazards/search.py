@@ -8,8 +8,14 @@ deduplicated), and at every state tries every probe instance; the first state th
 violating probe ends the search.  Because every state reachable by a shorter prefix was probed
 before, the trace found - prefix plus probe - is of minimal length among all traces over the
 domain that end in the probe (ties are broken by the fixed alphabet order, so the result is
-deterministic).  Read-only operations (`is_stale`, `issue_grant`, `authorize`) never change the
-state and are therefore not in the prefix alphabet.
+deterministic).  The alphabet (`alphabet`): insert, upsert (new digest, every record kind),
+remove and rebase of each domain tool; set_new (empty or one core tool), default and
+progressive builds of each set name; for an existing set, `activate` with the grant issuance
+would give, `activate_user` and `revoke` of each tool, `activate_model` of all domain tools at
+once (a batch: one schema_generation step), carry-forward and zero-inheritance rebuilds in place,
+and `route` of it into each set name.  Rejected operations change nothing (proved:
+no_partial_mutation), and `is_stale`, `issue_grant`, `authorize` change at most a factory
+counter no hazard reads, so none of them can shorten a trace; they appear only in probes.
 
 The domain is deliberately small (at most three tools, two set names, one session, the four
 record kinds of `explore.KINDS`, two digests): a hazard's minimal trace is minimal *over that
@@ -89,6 +95,8 @@ def alphabet(st: State, d: Domain) -> Iterator[Action]:
                 yield Action.of("activate", name=n, grant=g)
             yield Action.of("activate_user", name=n, tool=t)
             yield Action.of("revoke", name=n, tool=t)
+        if len(d.tools) > 1:
+            yield Action.of("activate_model", confirmed=True, name=n, tools=d.tools)
         for prog in (False, True):
             for carry in (True, False):
                 yield Action.of("rebuild", name=n, into=n, progressive=prog, carry_forward=carry)
