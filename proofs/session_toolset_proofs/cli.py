@@ -115,7 +115,7 @@ def _hazards(
     print(hazard_text(results, only_unexpected=args.quiet))
     matrix = under_profiles([p for p in profiles if p != DEFAULT_PROFILE])
     table = profiles_text(results, matrix)
-    if table:
+    if table and not args.quiet:
         print(table)
     doc = hazard_json(results)
     if matrix:
