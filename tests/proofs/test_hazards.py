@@ -177,7 +177,11 @@ def test_a_hazard_expected_proved_that_is_refuted_fails() -> None:
 
 def test_packaged_hazard_vectors_are_up_to_date(results: list[Result]) -> None:
     """Regenerate with ``session-toolset prove --hazards --emit-hazard-vectors
-    src/session_toolset_harness/vectors/hazards`` after a model or hazard change."""
+    src/session_toolset_harness/vectors/hazards`` after a model or hazard change.
+
+    In process (unlike the model-cex freshness test): a hazard's trace comes from the concrete
+    breadth-first search alone, so no Z3 state of the process can change which trace is found;
+    Z3 only confirms it."""
     fresh = {
         d["id"].split("/", 1)[1] + ".json": json.dumps(d, indent=1) + "\n"
         for d in hazard_vectors(results)
