@@ -27,7 +27,7 @@ from session_toolset_proofs.hazards import (
     under_profiles,
 )
 from session_toolset_proofs.hazards.changes import sweep
-from session_toolset_proofs.hazards.report import changes_vector
+from session_toolset_proofs.hazards.report import OUTSIDE_THE_MODEL, changes_vector
 from session_toolset_proofs.hazards.search import alphabet, run
 from session_toolset_proofs.hazards.vectors import hazard_vectors
 from session_toolset_proofs.obligations import Query, step
@@ -107,7 +107,11 @@ def test_refuted_hazards_are_confirmed_in_z3_unless_declared_concrete(
             expected = "none (concrete only)" if r.hazard.query is None else "sat (pinned)"
             assert r.z3 == expected, r.hazard.name
     concrete = {r.hazard.name for r in results if r.hazard.query is None}
-    assert concrete == {"core.progressive_admits_foreign_source", "wire.alias_reassigned"}
+    assert concrete == {
+        "core.progressive_admits_foreign_source",
+        "gate.source_swap_within_provenance",
+        "wire.alias_reassigned",
+    }
 
 
 def _violating_prefix_exists(h: Hazard, length: int) -> bool:
@@ -210,8 +214,9 @@ def test_every_expectation_comes_from_the_default_oracle_and_the_witness_discrim
     results: list[Result],
 ) -> None:
     docs = hazard_vectors(results)
-    # the wire hazard's resolve/authorize_wire steps are outside the oracle's World
-    model_docs = [d for d in docs if not d["id"].startswith("hazards/wire.")]
+    # the wire and source-swap vectors hold steps and sources outside the oracle's World
+    model_docs = [d for d in docs if d["id"].split("/", 1)[1] not in OUTSIDE_THE_MODEL]
+    assert len(model_docs) == len(docs) - 2
     assert all(replay(d, DEFAULT) == [] for d in model_docs)
     proved = [r for r in results if r.hazard.expect == "proved"]
     for r in proved:
@@ -226,6 +231,19 @@ def test_the_wire_vector_calls_through_the_reassigned_alias(results: list[Result
     tools = [s["expect"]["tool"] for s in wire]
     assert len(names) == 1 and tools[0] == tools[1] != tools[2] == tools[3]
     assert all(s["expect"]["ok"] is True for s in wire)
+
+
+def test_the_source_swap_vector_changes_only_the_server_tool_name(results: list[Result]) -> None:
+    name = "gate.source_swap_within_provenance"
+    (doc,) = [d for d in hazard_vectors(results) if d["id"] == f"hazards/{name}"]
+    inserts = [s["send"] for s in doc["steps"] if s["send"]["op"] == "catalog_insert"]
+    (swap,) = [s["send"] for s in doc["steps"] if s["send"]["op"] == "catalog_upsert"]
+    assert swap["source"] == {**inserts[0]["source"], "server_tool_name": "t0-swapped"}
+    assert swap["provenance"] == inserts[0]["provenance"] and swap["schema"] == inserts[0]["schema"]
+    (call,) = [s for s in doc["steps"] if s["send"]["op"] == "authorize"]
+    assert call["expect"]["ok"] is True
+    (state,) = [s for s in doc["steps"] if s["send"]["op"] == "catalog_state"]
+    assert state["expect"]["records"][0]["source"]["server_tool_name"] == "t0-swapped"
 
 
 def test_the_catalog_change_sweep_shows_the_exactness_and_drift_rules() -> None:

@@ -11,9 +11,10 @@ from __future__ import annotations
 from .check import Result, UnderProfile, check_hazard, check_under
 from .definitions import HAZARDS as MODEL_HAZARDS
 from .definitions import Hazard
+from .source import HAZARD as SOURCE_HAZARD
 from .wire import HAZARD as WIRE_HAZARD
 
-HAZARDS: tuple[Hazard, ...] = (*MODEL_HAZARDS, WIRE_HAZARD)
+HAZARDS: tuple[Hazard, ...] = (*MODEL_HAZARDS, SOURCE_HAZARD, WIRE_HAZARD)
 
 
 def check_all() -> list[Result]:
@@ -22,8 +23,8 @@ def check_all() -> list[Result]:
 
 
 def under_profiles(profiles: list[str]) -> dict[str, list[UnderProfile]]:
-    """Every model hazard re-checked under each of ``profiles`` (the wire hazard is outside
-    the model, so no profile changes it)."""
+    """Every model hazard re-checked under each of ``profiles`` (the source-swap and wire
+    hazards lie outside the model, so no profile changes them)."""
     return {h.name: [check_under(h, p) for p in profiles] for h in MODEL_HAZARDS}
 
 

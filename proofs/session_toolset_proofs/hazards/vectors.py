@@ -20,7 +20,7 @@ from typing import Any
 from session_toolset_model.profiles import DEFAULT
 
 from ..vectors import vector
-from . import wire
+from . import source, wire
 from .check import Result
 
 GROUP = "hazards"
@@ -97,6 +97,25 @@ def hazard_vector(r: Result) -> dict[str, Any]:
     doc = _relabel(copy.deepcopy(doc), r)
     if r.hazard.name == wire.HAZARD.name:
         doc = _wire_steps(doc, r)
+    if r.hazard.name == source.HAZARD.name:
+        doc = _swap_source(doc, r)
+    return doc
+
+
+def _swap_source(doc: dict[str, Any], r: Result) -> dict[str, Any]:
+    """The probe's upsert gets another tool name of the same server (same provenance and
+    schema), and ``catalog_state`` expects that source."""
+    assert r.trace is not None
+    tool = r.trace.probe[0].action.kwargs["tool"]
+    upserts = [s for s in doc["steps"] if s["send"]["op"] == "catalog_upsert"]
+    send = upserts[-1]["send"]
+    assert send["id"] == tool and send["source"]["kind"] == "mcp"
+    send["source"]["server_tool_name"] += source.SWAPPED_SUFFIX
+    for s in doc["steps"]:
+        if s["send"]["op"] == "catalog_state":
+            for rec in s["expect"]["records"]:
+                if rec["id"] == tool:
+                    rec["source"] = dict(send["source"])
     return doc
 
 
