@@ -12,7 +12,8 @@ catalog change), the verdict for the spec's authors, and how it is checked:
   ``unsat`` with a witness and a mutant that refutes it, as for an obligation;
 - ``expect``: ``refuted`` (the hazard is real) or ``proved`` (the reader's expectation holds).
 
-The wire-name hazard lies outside the model (aliases are not modelled); it lives in `wire`.
+Two hazards lie outside the model: the wire-name one (aliases are not modelled, `wire`) and the
+source swap within one provenance (sources are abstracted to their trust, `source`).
 """
 
 from __future__ import annotations
