@@ -1,9 +1,9 @@
 """Hazards: what SPEC.md does not promise, each shown with a minimal trace (or proved).
 
-`definitions` lists the candidate properties (`source` and `wire` the two outside the model), `search`
-finds minimal traces from ``reset``, `queries` states the properties in Z3, `check` confirms
-or proves them, `changes` sweeps every kind of catalog change, `vectors` turns each trace into
-a replayable vector and `report` renders the result (``session-toolset prove --hazards``).
+`definitions` lists the candidate properties (`source` and `wire` the two outside the model),
+`search` finds minimal traces from ``reset``, `queries` states the properties in Z3, `check`
+confirms or proves them, `changes` sweeps every kind of catalog change, `vectors` turns each
+trace into a replayable vector and `report` renders the result (``prove --hazards``).
 """
 
 from __future__ import annotations
