@@ -1,7 +1,8 @@
 """Hazards: what SPEC.md does not promise, each shown with a minimal trace (or proved).
 
 `definitions` lists the candidate properties (`source` and `wire` the two outside the model),
-`search` finds minimal traces from ``reset``, `queries` states the properties in Z3, `check`
+`probes` holds their final operations and violation predicates, `search` finds minimal traces
+from ``reset``, `queries` states the properties in Z3, `check`
 confirms or proves them, `changes` sweeps every kind of catalog change, `vectors` turns each
 trace into a replayable vector and `report` renders the result (``prove --hazards``).
 """

@@ -18,27 +18,33 @@ source swap within one provenance (sources are abstracted to their trust, `sourc
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
-from session_toolset_model.concrete import Grant
-from session_toolset_model.state import State
-
-from ..explore import Action
 from . import queries
+from .probes import (
+    activate_authorize,
+    activate_twice,
+    core_authorize,
+    core_changed_same_schemagen,
+    core_denied,
+    drift_rebuild_authorize,
+    drifted_reauthorized,
+    foreign_core_authorized,
+    issue_change_activate,
+    ok,
+    rebuild,
+    reinsert_authorize,
+    route,
+    schemagen_lowered,
+    stale_authorize,
+)
 from .search import (
-    BASH,
     ONE,
     PROGRESSIVE,
-    SESSION,
     TWO_SETS,
-    TWO_TOOLS,
     Domain,
     Probe,
-    Ran,
     Violates,
-    alphabet,
-    good_grant,
 )
 
 
@@ -68,147 +74,6 @@ class Hazard:
     hazard's vector)."""
 
 
-def _ok(r: Ran) -> bool:
-    return bool(r.result.code == "ok")
-
-
-def _existing(st: State, d: Domain) -> list[str]:
-    return [n for n in d.sets if st.sets[n] is not None]
-
-
-def _authorize(name: str, tool: str) -> Action:
-    return Action.of("authorize", name=name, tool=tool)
-
-
-# -- probes ----------------------------------------------------------------------------------
-def _activate_authorize(st: State, d: Domain) -> Iterator[list[Action]]:
-    for n in _existing(st, d):
-        for t in d.tools:
-            g = good_grant(st, n, t)
-            if g is not None:
-                yield [Action.of("activate", name=n, grant=g), _authorize(n, t)]
-
-
-def _core_authorize(opname: str) -> Probe:
-    def probe(st: State, d: Domain) -> Iterator[list[Action]]:
-        for n in d.sets:
-            for t in d.tools:
-                yield [Action.of(opname, name=n, session=SESSION), _authorize(n, t)]
-
-    return probe
-
-
-def _core_denied(steps: list[Ran]) -> bool:
-    built, call = steps
-    name, tool = call.action.kwargs["name"], call.action.kwargs["tool"]
-    core = built.result.state.sets[name].core
-    return core[tool] is not None and not _ok(call)
-
-
-def _foreign_core_authorized(steps: list[Ran]) -> bool:
-    built, call = steps
-    name, tool = call.action.kwargs["name"], call.action.kwargs["tool"]
-    pin = built.result.state.sets[name].core[tool]
-    return pin is not None and pin.prov.kind != "builtin_runtime" and _ok(call)
-
-
-def _reinsert_authorize(st: State, d: Domain) -> Iterator[list[Action]]:
-    for n in _existing(st, d):
-        for t in d.tools:
-            rec = st.catalog[t]
-            if rec is None or st.sets[n].acts[t] is None:
-                continue
-            again = Action.of(
-                "catalog_insert", tool=t, digest=rec.digest, prov=rec.prov, trust=rec.trust
-            )
-            yield [Action.of("catalog_remove", tool=t), again, _authorize(n, t)]
-
-
-def _route(st: State, d: Domain) -> Iterator[list[Action]]:
-    for n in _existing(st, d):
-        for m in d.sets:
-            yield [
-                Action.of("route", has_retained=True, retained=n, into=m, fallback_session=SESSION)
-            ]
-
-
-def _issue_change_activate(st: State, d: Domain) -> Iterator[list[Action]]:
-    """Issue a grant, make one catalog change, then activate with the grant issued before."""
-    for n in _existing(st, d):
-        for t in d.tools:
-            rec = st.catalog[t]
-            if rec is None or rec.trust != "trusted":
-                continue
-            g = Grant(st.sets[n].session, t, st.gen, rec.digest)
-            issue = Action.of("issue_grant", session=g.session, tool=t)
-            for change in alphabet(st, d):
-                if change.op.startswith("catalog_"):
-                    yield [issue, change, Action.of("activate", name=n, grant=g)]
-
-
-def _stale_authorize(st: State, d: Domain) -> Iterator[list[Action]]:
-    for n in _existing(st, d):
-        if st.sets[n].catgen != st.gen:
-            for t in d.tools:
-                yield [_authorize(n, t)]
-
-
-def _activate_twice(st: State, d: Domain) -> Iterator[list[Action]]:
-    for n in _existing(st, d):
-        for m in _existing(st, d):
-            for t in d.tools:
-                g = good_grant(st, n, t)
-                if m != n and g is not None:
-                    yield [
-                        Action.of("activate", name=n, grant=g),
-                        Action.of("activate", name=m, grant=g),
-                    ]
-
-
-def _drift_rebuild_authorize(st: State, d: Domain) -> Iterator[list[Action]]:
-    for n in _existing(st, d):
-        for t in d.tools:
-            if st.sets[n].acts[t] is None:
-                continue
-            for change in alphabet(st, d):
-                if change.op == "catalog_upsert" and change.kwargs["tool"] == t:
-                    for prog in (False, True):
-                        rebuild = Action.of(
-                            "rebuild", name=n, into=n, progressive=prog, carry_forward=True
-                        )
-                        yield [change, rebuild, _authorize(n, t)]
-
-
-def _drifted_reauthorized(steps: list[Ran]) -> bool:
-    change, _rebuilt, call = steps
-    t, n = call.action.kwargs["tool"], call.action.kwargs["name"]
-    act, rec = change.pre.sets[n].acts[t], change.result.state.catalog[t]
-    drifted = rec is not None and (rec.digest != act.digest or rec.prov != act.prov)
-    return drifted and all(_ok(r) for r in steps)
-
-
-def _rebuild(carry: bool) -> Probe:
-    def probe(st: State, d: Domain) -> Iterator[list[Action]]:
-        for n in _existing(st, d):
-            for prog in (False, True):
-                yield [Action.of("rebuild", name=n, into=n, progressive=prog, carry_forward=carry)]
-
-    return probe
-
-
-def _core_changed_same_schemagen(steps: list[Ran]) -> bool:
-    (r,) = steps
-    n = r.action.kwargs["name"]
-    old, new = r.pre.sets[n], r.result.state.sets[n]
-    return _ok(r) and old.core != new.core and old.schemagen == new.schemagen
-
-
-def _schemagen_lowered(steps: list[Ran]) -> bool:
-    (r,) = steps
-    n = r.action.kwargs["name"]
-    return bool(r.result.state.sets[n].schemagen < r.pre.sets[n].schemagen)
-
-
 HAZARDS: tuple[Hazard, ...] = (
     Hazard(
         "activation.admitted_then_denied",
@@ -223,8 +88,8 @@ HAZARDS: tuple[Hazard, ...] = (
         "changes (fail-closed, but should `activate` refuse an untrusted record up front?)",
         "refuted",
         ONE,
-        _activate_authorize,
-        lambda s: _ok(s[0]) and not _ok(s[1]),
+        activate_authorize,
+        lambda s: ok(s[0]) and not ok(s[1]),
         queries.activate_then_authorize,
     ),
     Hazard(
@@ -239,8 +104,8 @@ HAZARDS: tuple[Hazard, ...] = (
         "Unknown-sourced record is core and denied on every call",
         "refuted",
         ONE,
-        _core_authorize("set_default_core"),
-        _core_denied,
+        core_authorize("set_default_core"),
+        core_denied,
         queries.default_core_then_authorize,
     ),
     Hazard(
@@ -255,8 +120,8 @@ HAZARDS: tuple[Hazard, ...] = (
         "denied on every call",
         "refuted",
         PROGRESSIVE,
-        _core_authorize("set_progressive_core"),
-        _core_denied,
+        core_authorize("set_progressive_core"),
+        core_denied,
         queries.progressive_core_then_authorize,
     ),
     Hazard(
@@ -272,8 +137,8 @@ HAZARDS: tuple[Hazard, ...] = (
         "the model's Z3 provenances are uninterpreted)",
         "refuted",
         PROGRESSIVE,
-        _core_authorize("set_progressive_core"),
-        _foreign_core_authorized,
+        core_authorize("set_progressive_core"),
+        foreign_core_authorized,
     ),
     Hazard(
         "activation.survives_reinsertion",
@@ -288,8 +153,8 @@ HAZARDS: tuple[Hazard, ...] = (
         "older generation, authorizes again once an identical record is back",
         "refuted",
         ONE,
-        _reinsert_authorize,
-        lambda s: all(_ok(r) for r in s),
+        reinsert_authorize,
+        lambda s: all(ok(r) for r in s),
         queries.reinsertion_then_authorize,
     ),
     Hazard(
@@ -303,7 +168,7 @@ HAZARDS: tuple[Hazard, ...] = (
         "staleness is represented, never absorbed: the caller sees `stale` and rebuilds",
         "refuted",
         ONE,
-        _route,
+        route,
         lambda s: bool(s[0].result.extras["stale"]),
         queries.route_fresh,
     ),
@@ -317,11 +182,11 @@ HAZARDS: tuple[Hazard, ...] = (
         "activation is generation-strict; this holds (proved), only the gate is generation-blind",
         "proved",
         ONE,
-        _issue_change_activate,
-        lambda s: _ok(s[1]) and _ok(s[2]),
+        issue_change_activate,
+        lambda s: ok(s[1]) and ok(s[2]),
         queries.stale_grant_refused,
         "activate_skips_generation",
-        lambda s: _ok(s[1]) and s[2].result.code == "ActivationError.StaleGeneration",
+        lambda s: ok(s[1]) and s[2].result.code == "ActivationError.StaleGeneration",
     ),
     Hazard(
         "gate.stale_set_authorized",
@@ -335,8 +200,8 @@ HAZARDS: tuple[Hazard, ...] = (
         "generation-strict profile is the alternative, refuted by gate.exactness)",
         "refuted",
         ONE,
-        _stale_authorize,
-        lambda s: _ok(s[0]),
+        stale_authorize,
+        lambda s: ok(s[0]),
         queries.stale_set_denied,
     ),
     Hazard(
@@ -354,8 +219,8 @@ HAZARDS: tuple[Hazard, ...] = (
         "dropped ('now core')",
         "refuted",
         ONE,
-        _drift_rebuild_authorize,
-        _drifted_reauthorized,
+        drift_rebuild_authorize,
+        drifted_reauthorized,
         queries.drifted_then_rebuilt_denied,
     ),
     Hazard(
@@ -370,8 +235,8 @@ HAZARDS: tuple[Hazard, ...] = (
         "view, and a grant is not consumed",
         "refuted",
         TWO_SETS,
-        _activate_twice,
-        lambda s: all(_ok(r) for r in s),
+        activate_twice,
+        lambda s: all(ok(r) for r in s),
         queries.grant_single_use,
     ),
     Hazard(
@@ -386,8 +251,8 @@ HAZARDS: tuple[Hazard, ...] = (
         "schema_generation: a client that refreshes the tool list on it misses the change",
         "refuted",
         ONE,
-        _rebuild(True),
-        _core_changed_same_schemagen,
+        rebuild(True),
+        core_changed_same_schemagen,
         queries.rebuild_core_change_advances,
     ),
     Hazard(
@@ -402,10 +267,10 @@ HAZARDS: tuple[Hazard, ...] = (
         "set restarts at 0 (is it a new set or the same set's next state?)",
         "refuted",
         ONE,
-        _rebuild(False),
-        _schemagen_lowered,
+        rebuild(False),
+        schemagen_lowered,
         queries.zero_inherit_rebuild_monotone,
     ),
 )
 
-__all__ = ["BASH", "HAZARDS", "TWO_TOOLS", "Hazard"]
+__all__ = ["HAZARDS", "Hazard"]
