@@ -12,11 +12,13 @@ from session_toolset_harness.corpus.groups import (
     catalog,
     digest,
     edges,
+    fields,
     gate,
     host,
     identity,
     invariants,
     lifecycle,
+    lines,
     protocol,
     resolve,
     sets,
@@ -36,6 +38,8 @@ FOREIGN_DIRS = frozenset({"original", "model", "model-cex", "hazards"})
 
 _MODULES = (
     protocol,
+    lines,
+    fields,
     identity,
     digest,
     edges,
