@@ -24,6 +24,8 @@ from session_toolset_harness.corpus import spec
 from session_toolset_harness.corpus.build import DEFAULT_OUT
 from session_toolset_harness.corpus.dsl import DECLARED_DIFFERENCE
 
+pytestmark = pytest.mark.spec("1.4")
+
 REFERENCE = json.loads(
     (DEFAULT_OUT.parent / "reference" / "digest.json").read_text(encoding="utf-8")
 )
