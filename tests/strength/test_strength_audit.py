@@ -44,6 +44,8 @@ from session_toolset.errors import (
 from session_toolset.json_value import JsonInputError, validate_json_value
 from session_toolset.record import CapabilityRecord
 
+pytestmark = pytest.mark.spec("1.4", "4")
+
 LOOKUP = ToolId.mcp("srv-a", "lookup")
 
 
