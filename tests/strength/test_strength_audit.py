@@ -126,10 +126,14 @@ def test_a_self_referential_list_is_refused_not_a_recursion_error() -> None:
 
 
 def test_parse_json_near_the_recursion_limit_raises_only_json_input_error() -> None:
-    # A caller already deep in its stack: the parser hits the recursion limit on a valid text.
-    # The documented promise is that no exception but JsonInputError escapes for bad input;
-    # here the refusal must at least stay typed.
+    # A caller already deep in its stack: on CPython 3.11 json's C scanner then hits the
+    # recursion limit on a valid text.  The documented promise is that no exception but
+    # JsonInputError escapes; the refusal must at least stay typed.  (Where the C scanner's limit
+    # does not follow sys.setrecursionlimit, 3.12 on, the text simply parses.)
     text = "[" * 127 + "]" * 127
+    expected: Any = []
+    for _ in range(126):
+        expected = [expected]
     frames = 0
     frame = sys._getframe()
     while frame is not None:
@@ -138,13 +142,15 @@ def test_parse_json_near_the_recursion_limit_raises_only_json_input_error() -> N
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(frames + 80)
     try:
-        with pytest.raises(JsonInputError, match="nesting"):
-            parse_json(text)
+        try:
+            value = parse_json(text)
+        except JsonInputError as err:
+            assert "nesting" in str(err)
+        else:
+            assert value == expected
+            assert sys.version_info >= (3, 12)  # on 3.11 the limit is reached: see above
     finally:
         sys.setrecursionlimit(old)
-    expected: Any = []
-    for _ in range(126):
-        expected = [expected]
     assert parse_json(text) == expected  # with the stack to spare, the same text parses
 
 
