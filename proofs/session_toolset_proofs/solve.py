@@ -15,7 +15,7 @@ import z3  # type: ignore[import-untyped]
 from .obligations import SEARCH_BOUND, Query
 
 SEED = 20240601
-RLIMIT = 5_000_000
+RLIMIT = 20_000_000
 
 
 @dataclass
