@@ -360,9 +360,13 @@ def find(
         solver = _solver()
         solver.add(*query(None)[1])
         status = str(solver.check())
-        if status != "sat" or ob.kind == "interpretation":
-            # an interpretation obligation's model is a Z3 batch, not a concrete trace: no vector
+        if status != "sat":
             return Found(status, time.perf_counter() - start)
+        if ob.kind == "interpretation":
+            # its model is a Z3 batch and predicate, not a concrete trace: no vector
+            q, model = query(None)[0], solver.model()
+            trace = {k: str(model.eval(t, model_completion=True)) for k, t in q.trace.items()}
+            return Found(status, time.perf_counter() - start, trace)
         # The instance is the initial state itself: the trace from it is empty, so its vector is
         # a `reset` followed by the observations.
         start_node = Node(initial(ALG, v), (), ())
