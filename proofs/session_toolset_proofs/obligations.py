@@ -53,6 +53,69 @@ class Obligation:
     build: Callable[[Variant], Query]
     refuted_by: tuple[str, ...]
 
+    @property
+    def case(self) -> str:
+        """The interesting case its witness must show (forced in the certified query)."""
+        return case_description(self.name)
+
+
+_SUCCESS = {
+    "catalog_insert": "a successful insert",
+    "catalog_upsert": "an upsert that drops another, present record",
+    "catalog_remove": "a record actually removed",
+    "catalog_rebase_past": "a rebase past a prior above the current generation",
+    "set_new": "a new set with at least two core ids",
+    "set_default_core": "a non-empty default core",
+    "set_progressive_core": "a non-empty progressive core",
+    "activate": "a successful activation",
+    "activate_many": "a successful batch of at least two",
+    "revoke": "a successful revocation",
+    "rebuild": "a carry-forward rebuild that drops something",
+    "activate_user": "a successful user activation",
+    "activate_model": "a confirmed model-initiated batch of at least two",
+    "route": "a retained set routed",
+}
+
+_CASES = (
+    ("invariant.init", "the initial state"),
+    ("no_partial_mutation.", "a rejection (of a batch of at least two, for batches)"),
+    ("zero_inheritance.frame.", "success while another set exists"),
+    ("zero_inheritance.fresh_set_empty.", "the name held a set with an activation"),
+    ("zero_inheritance.self_composition.", "the two worlds differ in their other sets"),
+    ("zero_inheritance.granted_for", "success (a batch of at least two)"),
+    ("drift_denial.activation_generation_strict", "success (a batch of at least two)"),
+    ("gate.soundness", "an authorized activated (not core) tool"),
+    ("gate.exactness", "a stale set, still authorized"),
+    ("gate.factory_only_on_success", "a successful call"),
+    ("drift_denial.rebuild_carries", "something carried and something dropped"),
+    ("drift_denial.rebuild_exact", "something dropped"),
+    ("drift_denial.stale_iff", "a stale set (routed from a retained one, for route)"),
+    ("atomic_batch.unauthorized", "an unconfirmed request naming at least one tool"),
+    ("atomic_batch.", "a successful batch of at least two"),
+    ("is_stale.pure", "a stale set"),
+    ("issue_grant.pure", "a grant issued"),
+    ("counters.generation_advances_by_one.catalog_upsert", "an identical record upserted"),
+    ("counters.generation_never_reused.", "a new value handed out (past a higher prior)"),
+    ("counters.checked_next_exact.", "the exhaustion outcome at 2^64-1"),
+    ("counters.overflow_fails_closed.", "at 2^64-1, an operation that would mutate"),
+    ("counters.schema_generation_advances", "success from schema_generation >= 1 (batch >= 2)"),
+    ("counters.schema_generation_never_decreases", "success (a batch >= 2; a rebuild drop)"),
+    ("postcondition.route", "a stale retained set"),
+    ("postcondition.set_default_core", "an Unverified record in the catalog"),
+    ("postcondition.", "success from schema_generation >= 1"),
+    ("interp.", "a batch of three whose first hit is not its first element"),
+)
+
+
+def case_description(name: str) -> str:
+    """The witness case of obligation ``name`` in words (`Obligation.case`)."""
+    for prefix in ("invariant.step.", "counters.generation_advances_by_one."):
+        if name.startswith(prefix) and name[len(prefix) :] in _SUCCESS and not (
+            name.endswith("catalog_upsert") and "advances" in name
+        ):
+            return _SUCCESS[name[len(prefix) :]]
+    return next(text for prefix, text in _CASES if name.startswith(prefix))
+
 
 EXPECTED_PROFILE_REFUTATIONS: dict[str, tuple[str, ...]] = {
     "per-tool-digest": ("gate.soundness",),
