@@ -110,8 +110,10 @@ _CASES = (
 def case_description(name: str) -> str:
     """The witness case of obligation ``name`` in words (`Obligation.case`)."""
     for prefix in ("invariant.step.", "counters.generation_advances_by_one."):
-        if name.startswith(prefix) and name[len(prefix) :] in _SUCCESS and not (
-            name.endswith("catalog_upsert") and "advances" in name
+        if (
+            name.startswith(prefix)
+            and name[len(prefix) :] in _SUCCESS
+            and not (name.endswith("catalog_upsert") and "advances" in name)
         ):
             return _SUCCESS[name[len(prefix) :]]
     return next(text for prefix, text in _CASES if name.startswith(prefix))

@@ -68,6 +68,18 @@ def check(build: Callable[[], Query], negate_goal: bool, search: bool = False) -
     return Outcome(str(result), time.perf_counter() - start, trace)
 
 
+def construction(build: Callable[[], Query]) -> str:
+    """Why a proved goal holds: ``premises`` (it needs them), or by construction - ``simplify``
+    (the goal rewrites to true before any premise is added) or ``no premises`` (its negation is
+    unsat with only the side definitions that define its terms)."""
+    query = build()
+    if z3.is_true(z3.simplify(query.goal)):
+        return "simplify"
+    s = _solver()
+    s.add(*query.alg.defs, z3.Not(query.goal))
+    return "no premises" if s.check() == z3.unsat else "premises"
+
+
 def _run(query: Query, negate_goal: bool, bounds: list[Any]) -> tuple[Any, Any]:
     s = _solver()
     s.add(*query.premises, *query.alg.defs, *bounds)
