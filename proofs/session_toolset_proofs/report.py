@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import escape
 
+from session_toolset_model import reachability
 from session_toolset_model.ops import OPS, outcomes_for
 from session_toolset_model.profiles import DEFAULT, DEFAULT_PROFILE, Variant
 
@@ -210,7 +211,6 @@ class Job:
             name = f"reach.{e.op}.{e.outcome}"
             if name not in self.reach_names:
                 continue
-            settled = e.result in ("reachable", "unreachable")
             rows.append(
                 Row(
                     name,
@@ -218,7 +218,7 @@ class Job:
                     "reachability",
                     "reach",
                     e.result,
-                    e.result if settled else "reachable or unreachable",
+                    reachability.expected(e.op, e.outcome),
                     e.seconds,
                     {},
                     e.concrete,
