@@ -15,17 +15,19 @@ it; the model suite runs only on the mutants prove leaves alive.  Wrap a run in
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import random
 import shutil
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import run as base  # tools/mutation/run.py: the src/ runner
+base: Any = importlib.import_module("run")  # tools/mutation/run.py: the src/ runner
 
-REPO = base.REPO
+REPO = Path(base.REPO)
 PACKAGE = "session_toolset_model"
 base.PACKAGE = PACKAGE
 base.WORK = REPO / "build" / "mutation-model"
@@ -33,7 +35,7 @@ SUITES = ("prove", "model")
 
 
 def prepare(suite: str, timeout_multiplier: float) -> Path:
-    work = base.WORK / suite
+    work = Path(base.WORK) / suite
     if work.exists():
         shutil.rmtree(work)
     (work / "tests").mkdir(parents=True)
