@@ -52,17 +52,16 @@ KINDS: dict[str, tuple[Provenance, str]] = {
     "imposter": (P_B, "trusted"),
     "untrusted": (P_U, "untrusted"),
     "mismatch": (P_B, "mismatch"),
-    "builtin": (Provenance("builtin_runtime"), "trusted"),
 }
 """Record kinds as (provenance, source trust); `source_of` gives the matching source."""
-MCP_KINDS = tuple(k for k in KINDS if k != "builtin")
-"""The kinds of the MCP tools (the builtin kind is for `BUILTIN` only)."""
+BUILTIN_KIND = (Provenance("builtin_runtime"), "trusted")
+"""The record of `BUILTIN` (not one of `KINDS`: the MCP tools never get it)."""
 
 
 def source_of(tool: str, prov: Any, trust: str) -> Source:
     """The capability source of a record of the exploration domain (inverse of `KINDS`)."""
     name = tool.split(":", 1)[1]
-    if tool.startswith("builtin:"):
+    if prov == BUILTIN_KIND[0]:  # only `BUILTIN` is given the builtin runtime provenance
         return Source("builtin", "", name)
     server = "srv-b" if (prov == P_B and trust == "trusted") else "srv-a"
     return Source("mcp", server, name)
@@ -166,7 +165,15 @@ PHASES: tuple[tuple[tuple[Action, ...], ...], ...] = (
         (upsert(T0, T0, "d0", "mismatch"),),
         (Action.of("catalog_remove", tool=T0),),
         (insert(T2, "d0", "trusted"),),
-        (insert(BUILTIN, "d0", "builtin"),),
+        (
+            Action.of(
+                "catalog_insert",
+                tool=BUILTIN,
+                digest="d0",
+                prov=BUILTIN_KIND[0],
+                trust=BUILTIN_KIND[1],
+            ),
+        ),
         (Action.of("catalog_rebase_past", prior=MAX_GENERATION - 1),),
         (Action.of("catalog_rebase_past", prior=MAX_GENERATION - 2),),
     ),
@@ -296,7 +303,7 @@ def final_args(opname: str, st: State) -> Iterator[dict[str, Any]]:
     existing = _existing(st)
     if opname in ("catalog_insert", "catalog_upsert"):
         for replaced in (None, *TOOLS) if opname == "catalog_upsert" else (None,):
-            for t, d, kind in itertools.product(TOOLS, DIGESTS, MCP_KINDS):
+            for t, d, kind in itertools.product(TOOLS, DIGESTS, KINDS):
                 a = (
                     upsert(replaced, t, d, kind)
                     if opname == "catalog_upsert"
