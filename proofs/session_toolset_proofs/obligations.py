@@ -40,6 +40,7 @@ __all__ = [
     "Obligation",
     "Query",
     "Step",
+    "sel",
     "step",
 ]
 
