@@ -46,7 +46,7 @@ CONFIRM_RLIMIT = 1_000_000
 """A confirmation is an essentially ground query: a sat answer needs well under 10% of this
 budget, so a smaller budget than the proofs' only makes a hopeless candidate give up sooner."""
 
-FIRST_RLIMIT = 150_000
+FIRST_RLIMIT = 400_000
 """The budget of a candidate's first confirmation.  One that comes back ``unknown`` with it is
 set aside and, if no later candidate confirms cheaply, retried with `CONFIRM_RLIMIT` - so the
 cheap pass only decides the order of the work, never a result."""
