@@ -206,9 +206,18 @@ def _repeated_keys() -> Vector:
         '{"deep":[1,NaN]}',
         "1e400",
         "-1e400",
+        '"\\ud800x\\udc00"',  # a high and a low escape, not adjacent: two lone ones
+        '"\\ud800\\u0041"',  # a high escape followed by an escape that is not a low one
     ]:
         v.line('{"op":"digest","schema":' + discarded + ',"schema":1}')
         v.line('{"op":"catalog_set_generation","value":' + discarded + ',"value":7}')
+    # A high surrogate escape pairs only with the low escape right after it, in a value a
+    # repeated key discards too.
+    v.line('{"op":"tool_id_parse","raw":"a:b","x":"\\ud800x\\udc00","x":1}')
+    v.line('{"op":"tool_id_parse","raw":"a:b","x":"\\ud800\\u0041","x":1}')
+    v.line(
+        '{"op":"tool_id_parse","raw":"a:b","x":"\\ud800\\udc00","x":1}', {"ok": True, "id": "a:b"}
+    )
     v.line('{"op":"catalog_set_generation","value":1,"value":7}', {"ok": True, "generation": 7})
     v.line('{"op":"catalog_set_generation","value":7,"value":1}', {"ok": True, "generation": 1})
     return _unchanged(v)
