@@ -279,7 +279,31 @@ def _write_outputs(args: argparse.Namespace, run: RunResult) -> None:
         raise UsageError(f"cannot write report: {exc}") from exc
 
 
+def _check_writable(args: argparse.Namespace) -> None:
+    """Fail before anything runs if a report file cannot be written (a usage error).
+
+    Opening for append creates a missing file without truncating an existing one, and reaches
+    every refusal the real write would meet (missing directory, a directory in the way,
+    permissions, a read-only file system); a file created only to probe is removed again."""
+    for flag, path in (
+        ("--json", args.json),
+        ("--junit", args.junit),
+        ("--emit-known-failures", args.emit_known_failures),
+    ):
+        if path is None:
+            continue
+        existed = path.exists()
+        try:
+            with path.open("a", encoding="utf-8"):
+                pass
+            if not existed:
+                path.unlink()
+        except OSError as exc:
+            raise UsageError(f"cannot write {flag} {path}: {exc.strerror or exc}") from exc
+
+
 def _run(args: argparse.Namespace) -> int:
+    _check_writable(args)
     adapter = _adapter_argv(args)
     rules: tuple[skips.SkipRule, ...] = ()
     if args.skip is not None:
