@@ -220,7 +220,7 @@ class World:
             {
                 "id": t,
                 "digest": digest_hex(r["digest"]),
-                "source": source_of(t, r["provenance"], r["trust"]).to_json(),
+                "source": _reply_source(source_of(t, r["provenance"], r["trust"]).to_json()),
                 "provenance": r["provenance"].to_json(),
             }
             for t, r in sorted(obs["records"].items())
@@ -419,6 +419,12 @@ def matches(expect: Any, actual: Any) -> bool:
             and all(matches(e, a) for e, a in zip(expect, actual, strict=True))
         )
     return type(expect) is type(actual) and bool(expect == actual)
+
+
+def _reply_source(source: dict[str, str]) -> dict[str, str]:
+    """PROTOCOL.md: "in replies a builtin source is {"kind":"builtin"} (the record stores no
+    name)"."""
+    return {"kind": "builtin"} if source["kind"] == "builtin" else source
 
 
 def write(docs: Iterable[dict[str, Any]], directory: Path) -> list[Path]:
