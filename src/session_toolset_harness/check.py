@@ -1,9 +1,11 @@
 """``session-toolset check``: the main job — proofs (default profile) + conformance.
 
-It runs ``prove --profile per-tool-pinned`` and then ``conform`` against the reference adapter
-on the packaged corpus, each with its own report, and finishes with one summary line and one exit
-code: 0 only when both passed, 1 when either found a problem, 2 for a bad command line.  Both
-halves always run, so one CI log shows every problem at once.
+It runs ``prove --profile per-tool-pinned``, then ``conform`` against the reference adapter
+on the packaged corpus, then replays the hand-written corpus and the original implementation's
+recorded walkthroughs against the model's expected world (`independent`), each with its own
+report, and finishes with one summary line and one exit code: 0 only when all passed, 1 when any
+found a problem, 2 for a bad command line.  Every stage always runs, so one CI log shows every
+problem at once.
 """
 
 from __future__ import annotations
@@ -68,6 +70,17 @@ def _stage(
     return status, seconds, data
 
 
+def _model_stage(quiet: bool) -> tuple[int, float, object]:
+    """The model's expected world against the hand-written corpus and recorded walkthroughs."""
+    from . import independent
+
+    print("== model vs recorded behaviour (hand-written corpus, original walkthroughs)")
+    started = time.perf_counter()
+    status, report = independent.run(quiet)
+    print(flush=True)
+    return status, time.perf_counter() - started, report.to_json()
+
+
 def main(argv: list[str]) -> int:
     try:
         args = _parser().parse_args(argv)
@@ -97,14 +110,17 @@ def main(argv: list[str]) -> int:
             conform_argv,
             Path(tmp) / "conform.json",
         )
+    model_status, model_s, model_report = _model_stage(args.quiet)
     if 2 in (prove_status, conform_status) and 1 not in (prove_status, conform_status):
         status = 2
     else:
         status = 0 if prove_status == conform_status == 0 else 1
+    status = 1 if model_status != 0 and status == 0 else status
     verdict = {0: "passed", 1: "FAILED", 2: "could not run"}
     print(
         f"check: proofs {verdict.get(prove_status, 'FAILED')} ({prove_s:.1f} s), "
-        f"conformance {verdict.get(conform_status, 'FAILED')} ({conform_s:.1f} s)"
+        f"conformance {verdict.get(conform_status, 'FAILED')} ({conform_s:.1f} s), "
+        f"model vs recorded {verdict.get(model_status, 'FAILED')} ({model_s:.1f} s)"
     )
     if args.json is not None:
         combined = {
@@ -114,6 +130,11 @@ def main(argv: list[str]) -> int:
                 "exit_status": conform_status,
                 "seconds": conform_s,
                 "report": conform_data,
+            },
+            "model_vs_recorded": {
+                "exit_status": model_status,
+                "seconds": model_s,
+                "report": model_report,
             },
         }
         try:
