@@ -24,10 +24,10 @@ from hypothesis.stateful import (
     multiple,
     rule,
 )
+from session_toolset_model.world import World
 
 from ..conform.matcher import first_difference
 from . import pools
-from .bridge import ExpectedWorld
 from .context import Divergence, DivergenceError, RunContext, StepRecord
 from .sut import SutFailure
 
@@ -97,7 +97,7 @@ class ExploreMachine(RuleBasedStateMachine):
         super().__init__()
         self.ctx = ctx
         ctx.failure = None  # the last example run (Hypothesis's final replay) decides
-        self.world = ExpectedWorld(ctx.digests)
+        self.world = World()  # the model package's expected world
         self.log: list[StepRecord] = []
         self._observed_state: object = None
         self._expected_obs: list[Reply] = []
