@@ -183,6 +183,36 @@ def test_surrogate_pair_escape_decodes_to_astral_character() -> None:
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": "\\ud800", "a": 1}',  # the discarded value holds the lone surrogate
+        '{"a": ["x", {"k": "\\udc00"}], "a": 1}',
+        '{"o": {"k": "\\ud800b", "k": 2}}',
+        '{"o": {"\\udfff": 1}, "o": 2}',  # a lone surrogate key inside the discarded value
+    ],
+)
+def test_lone_surrogate_in_a_discarded_value_is_refused(text: str) -> None:
+    # SPEC.md 1.4 / PROTOCOL.md: invalid text anywhere makes the whole text invalid, even in a
+    # value that a repeated key throws away before the value walk could see it.
+    with pytest.raises(JsonInputError):
+        parse_json(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"a": "\\\\ud800", "a": 1}', {"a": 1}),  # an escaped backslash, then text "ud800"
+        ('["\\\\\\ud83d\\ude00"]', ["\\\U0001f600"]),  # backslash, then a proper pair
+        ('{"a": "\\ud83d\\ude00", "a": "\\u00e9"}', {"a": "\u00e9"}),
+    ],
+)
+def test_escapes_that_only_look_like_lone_surrogates_are_accepted(
+    text: str, expected: JsonValue
+) -> None:
+    assert parse_json(text) == expected
+
+
+@pytest.mark.parametrize(
     "data",
     [
         b'"\xff"',

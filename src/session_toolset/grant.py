@@ -23,7 +23,20 @@ from .generation import CatalogGeneration
 from .session_id import SessionId
 from .tool_id import ToolId
 
-__all__ = ["SessionActivationGrant"]
+__all__ = ["SessionActivationGrant", "grant_session_id"]
+
+
+def grant_session_id(session: str) -> SessionId:
+    """The session of a grant under construction: SessionId rules, reported as
+    ``ActivationGrantError`` variants (SPEC.md 1.5)."""
+    try:
+        return SessionId.parse(session)
+    except SessionIdEmpty:
+        raise ActivationGrantEmptySessionId() from None
+    except SessionIdOversized as err:
+        raise ActivationGrantOversizedSessionId(err.actual, err.limit) from None
+    except SessionIdControlCharacters:
+        raise ActivationGrantControlCharacterSessionId() from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,15 +57,7 @@ class SessionActivationGrant:
         schema_digest: SchemaDigest,
     ) -> SessionActivationGrant:
         """Build a grant, mapping SessionId rules to ``ActivationGrantError`` variants."""
-        try:
-            session_id = SessionId.parse(session)
-        except SessionIdEmpty:
-            raise ActivationGrantEmptySessionId() from None
-        except SessionIdOversized as err:
-            raise ActivationGrantOversizedSessionId(err.actual, err.limit) from None
-        except SessionIdControlCharacters:
-            raise ActivationGrantControlCharacterSessionId() from None
-        return cls(session_id, tool_id, catalog_generation, schema_digest)
+        return cls(grant_session_id(session), tool_id, catalog_generation, schema_digest)
 
     def covers(
         self,

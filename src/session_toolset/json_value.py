@@ -63,6 +63,10 @@ _DECIMAL_FLOAT_MAX = Decimal(_FLOAT_MAX)  # exact: Decimal(float) converts witho
 # again in the hooks makes the number rules independent of which scanner ``json`` picks.
 _NUMBER_RE = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?", re.ASCII)
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
+# One backslash escape: backslash-u and four hex digits (group 1), or a backslash and any one
+# character.  Matched left to right, each match consumes what it escapes, so an escaped backslash
+# followed by "u" is never taken for the start of a unicode escape.
+_ESCAPE_RE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL)
 # Characters that matter to the nesting pre-scan: brackets, and what delimits strings.
 _STRUCTURE_RE = re.compile(r'[\[\]{}"\\]')
 _EXACT_TYPES: frozenset[type] = frozenset({type(None), bool, int, float, str, list, dict})
@@ -166,6 +170,32 @@ def _check_nesting(text: str) -> None:
             depth -= 1
 
 
+def _check_surrogate_escapes(text: str) -> None:
+    """Refuse a lone surrogate escape anywhere in the text.
+
+    The walk over the parsed value (:func:`validate_json_value`) sees only what survives: a
+    value that a repeated key discards is gone by then, yet a lone surrogate in it still makes
+    the text invalid (SPEC.md 1.4; PROTOCOL.md: "anywhere in the line").  Escapes only occur
+    inside strings of valid JSON, so pairing consecutive unicode escapes is exact: a high
+    surrogate must be followed immediately by a low one, and a low one preceded by a high one.
+    """
+    pending_high = -1  # end offset of an unpaired high-surrogate escape
+    for match in _ESCAPE_RE.finditer(text):
+        hex_digits = match.group(1)
+        unit = -1 if hex_digits is None else int(hex_digits, 16)
+        if pending_high >= 0:
+            if match.start() == pending_high and 0xDC00 <= unit <= 0xDFFF:
+                pending_high = -1
+                continue
+            raise JsonInputError("lone surrogate escape")
+        if 0xD800 <= unit <= 0xDBFF:
+            pending_high = match.end()
+        elif 0xDC00 <= unit <= 0xDFFF:
+            raise JsonInputError("lone surrogate escape")
+    if pending_high >= 0:
+        raise JsonInputError("lone surrogate escape")
+
+
 def parse_json(text: str | bytes) -> JsonValue:
     """Parse one JSON text under the strict rules of SPEC.md 1.4.
 
@@ -181,6 +211,8 @@ def parse_json(text: str | bytes) -> JsonValue:
     if not isinstance(text, str):
         raise TypeError(f"parse_json expects str or bytes, not {type(text).__name__}")
     _check_nesting(text)
+    if "\\u" in text:
+        _check_surrogate_escapes(text)
     try:
         value: JsonValue = json.loads(
             text,

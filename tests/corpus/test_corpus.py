@@ -16,7 +16,9 @@ import pytest
 from session_toolset import errors
 from session_toolset.adapter import World, handle_line
 from session_toolset.adapter.ops import HANDLERS
+from session_toolset_harness.conform.checks import op_of
 from session_toolset_harness.conform.cli import main as conform_main
+from session_toolset_harness.conform.vectors import read_send
 from session_toolset_harness.corpus import codes, spec
 from session_toolset_harness.corpus.__main__ import main as corpus_main
 from session_toolset_harness.corpus.build import DEFAULT_OUT, FOREIGN_DIRS, all_vectors, check
@@ -160,8 +162,8 @@ def _hits() -> tuple[set[str], set[str]]:
     expected_codes: set[str] = set()
     for doc in documents():
         for step in doc["steps"]:
-            op = step["send"].get("op")
-            if isinstance(op, str):
+            op = op_of(read_send(step))  # a send_line / send_hex step names the op its JSON holds
+            if op in HANDLERS:
                 sent_ops.add(op)
             if step["expect"].get("ok") is False:
                 expected_codes.add(step["expect"]["error"])

@@ -141,6 +141,41 @@ def test_runtime_name_resolves_when_no_alias_matches() -> None:
     assert reg.resolve("srv_lookup").tool_id == _tid(5)
 
 
+@pytest.mark.parametrize("reverse", [False, True])
+def test_shared_runtime_name_resolves_to_the_first_in_alias_order(reverse: bool) -> None:
+    # SPEC.md 4: several live tools may share a runtime name; the raw name resolves to the first
+    # of them in alias order (builtins first, then runtime-name bytes, ties by ToolId).  The
+    # name holds an unsafe character, so no alias equals it and the runtime-name rule decides.
+    tools = [
+        RegisteredTool("srv.x", _tid(9), builtin=False),
+        RegisteredTool("srv.x", _tid(2), builtin=False),
+        RegisteredTool("srv.x", _tid(5), builtin=True),
+        RegisteredTool("srv.x", _tid(1), builtin=False),
+    ]
+    reg = ToolRegistry(reversed(tools) if reverse else tools)
+    assert reg.aliases() == {
+        "srv_x": _tid(5),
+        "srv_x_2": _tid(1),
+        "srv_x_3": _tid(2),
+        "srv_x_4": _tid(9),
+    }
+    assert reg.resolve("srv.x") == ResolvedToolCall("srv.x", "srv.x", _tid(5))
+
+
+def test_shared_runtime_name_without_builtins_resolves_to_the_smallest_tool_id() -> None:
+    reg = ToolRegistry(
+        [
+            RegisteredTool("a b", ToolId.parse("mcp.z:t"), builtin=False),
+            RegisteredTool("a b", ToolId.parse("ext.q:t"), builtin=False),
+            RegisteredTool("a.b", ToolId.parse("ext.a:t"), builtin=False),
+        ]
+    )
+    # "a b" < "a.b" byte-wise: both "a b" tools come first, "ext.q:t" < "mcp.z:t" among them
+    assert reg.alias_of(ToolId.parse("ext.q:t")) == "a_b"
+    assert reg.resolve("a b").tool_id == ToolId.parse("ext.q:t")
+    assert reg.resolve("a.b").tool_id == ToolId.parse("ext.a:t")
+
+
 def test_wire_text_never_selects_the_identity_it_spells() -> None:
     bash = ToolId.builtin("bash")
     reg = ToolRegistry(
@@ -207,11 +242,12 @@ def test_random_registries_match_the_spec_and_aliases_resolve_to_their_tool(
         resolved = reg.resolve(alias)
         assert resolved.tool_id == tool_id
         assert resolved.runtime_name == by_id[tool_id].runtime_name
+    order = list(expected.values())  # SPEC.md alias order: the order aliases were handed out
     for tool in tools:
-        # a runtime name resolves to a tool whose alias or runtime name it is — never a third
+        # a runtime name resolves to the tool whose alias it is, else to the first tool in
+        # alias order that carries it as its runtime name — never a third
         resolved = reg.resolve(tool.runtime_name)
         owner = expected.get(tool.runtime_name)
-        if owner is not None:
-            assert resolved.tool_id == owner
-        else:
-            assert by_id[resolved.tool_id].runtime_name == tool.runtime_name
+        if owner is None:
+            owner = next(t for t in order if by_id[t].runtime_name == tool.runtime_name)
+        assert resolved.tool_id == owner

@@ -1,7 +1,10 @@
 """Typed, validating access to the fields of one PROTOCOL.md request.
 
-PROTOCOL.md wants every field validated before the operation runs, so handlers read all their
-fields through :class:`Request` first and only then call the implementation.  Shape problems
+PROTOCOL.md wants every field validated before the operation runs, in the order the op's row lists
+them, each completely (presence, JSON type, name lookup, boundary parsing) before the next: so a
+handler reads its fields through :class:`Request` one after another in that order, each accessor
+finishing that field (a ToolId field is parsed right there), and only then calls the
+implementation.  Shape problems
 (missing field, wrong JSON type, unknown name) raise :class:`ProtocolError`; a field that names a
 ToolId or SessionId is parsed by the implementation itself and fails with its typed error.
 """
@@ -82,13 +85,11 @@ class Request:
         return value
 
     def optional_string(self, name: str) -> str | None:
-        """Absent or null → None; otherwise a string."""
-        value = self._fields.get(name)
-        if value is None:
+        """Absent → None; otherwise a string (``null`` is a wrong type: PROTOCOL.md accepts it
+        only where an op's row says "or null")."""
+        if name not in self._fields:
             return None
-        if not isinstance(value, str):
-            raise self._wrong(name, "a string", value)
-        return value
+        return self.string(name)
 
     def nullable_string(self, name: str) -> str | None:
         """Required, but may be null."""
@@ -129,6 +130,11 @@ class Request:
         text = self.nullable_string(name)
         return None if text is None else ToolId.parse(text)
 
+    def optional_tool_id(self, name: str) -> ToolId | None:
+        """Absent → None; otherwise a strictly parsed ToolId (``null`` is a wrong type)."""
+        text = self.optional_string(name)
+        return None if text is None else ToolId.parse(text)
+
     def session_id(self, name: str) -> SessionId:
         return SessionId.parse(self.string(name))
 
@@ -139,7 +145,8 @@ class Request:
         return [v for v in value if isinstance(v, str)]
 
     def optional_strings(self, name: str) -> list[str]:
-        return [] if self._fields.get(name) is None else self.strings(name)
+        """Absent → []; otherwise an array of strings (``null`` is a wrong type)."""
+        return self.strings(name) if name in self._fields else []
 
     def tool_ids(self, name: str) -> list[ToolId]:
         return [ToolId.parse(text) for text in self.strings(name)]

@@ -13,7 +13,7 @@ from typing import Final
 from .. import __version__
 from ..digest import SchemaDigest
 from ..gate import ExecutionGate
-from ..grant import SessionActivationGrant
+from ..grant import SessionActivationGrant, grant_session_id
 from ..host import (
     ActivationAuthority,
     activate_exact_for_user,
@@ -28,7 +28,6 @@ from ..record import CapabilityRecord
 from ..registry import ResolvedToolCall, ToolRegistry
 from ..session_id import SessionId
 from ..source import derived_tool_id
-from ..tool_id import ToolId
 from ..toolset import SessionToolSet
 from .codec import (
     encode_basis,
@@ -87,22 +86,21 @@ def _carry_forward_enabled(world: World, req: Request) -> Reply:
 
 
 def _record_from(world: World, req: Request) -> CapabilityRecord:
+    # PROTOCOL.md row order: source, provenance, schema, id, runtime_name, summary, tags.
     source, builtin_name = req.source("source")
     provenance = req.provenance("provenance")
     schema = req.json("schema")
-    explicit_id = req.optional_string("id")
+    explicit_id = req.optional_tool_id("id")
+    tool_id = derived_tool_id(source, builtin_name) if explicit_id is None else explicit_id
     runtime_name = req.optional_string("runtime_name")
-    summary = req.optional_string("summary") or ""
+    summary = req.optional_string("summary")
     tags = req.optional_strings("tags")
-    tool_id = (
-        derived_tool_id(source, builtin_name) if explicit_id is None else ToolId.parse(explicit_id)
-    )
     return CapabilityRecord.new(
         tool_id,
         source,
         provenance,
         schema,
-        summary=summary,
+        summary="" if summary is None else summary,
         tags=tags,
         runtime_name=runtime_name,
         factory=world.factory_for(tool_id),
@@ -159,11 +157,12 @@ def _issue_grant(world: World, req: Request) -> Reply:
 
 def _forge_grant(world: World, req: Request) -> Reply:
     name = req.string("name")
-    session = req.string("session")
+    # grant construction's session rules, applied here so that they precede the tool field
+    session = grant_session_id(req.string("session"))
     tool_id = req.tool_id("tool")
     generation = req.generation("generation")
     digest = SchemaDigest(req.string("digest"))
-    grant = SessionActivationGrant.create(session, tool_id, generation, digest)
+    grant = SessionActivationGrant(session, tool_id, generation, digest)
     world.grants[name] = grant
     return {"grant": encode_grant(grant)}
 

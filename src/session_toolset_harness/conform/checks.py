@@ -9,6 +9,7 @@ carries string ``error`` and ``message``, and a gate denial's message stays unde
 from __future__ import annotations
 
 from session_toolset_harness.conform.codes import GATE_DENIAL_PREFIX, GATE_MESSAGE_LIMIT_BYTES
+from session_toolset_harness.conform.jsonio import RawLine
 
 
 def reply_problem(reply: dict[str, object]) -> tuple[str, str] | None:
@@ -44,7 +45,13 @@ def outcome(reply: dict[str, object]) -> str:
 
 
 def op_of(request: object) -> str:
-    """The op a request names, or a placeholder for hostile requests that name none."""
+    """The op a request names, or a placeholder for hostile requests that name none.
+
+    A raw line (``send_line`` / ``send_hex``) names the op its JSON holds, if it is JSON."""
+    if isinstance(request, RawLine):
+        request = request.request()
+        if request is None:
+            return "<not JSON>"
     if isinstance(request, dict):
         op = request.get("op")
         if isinstance(op, str):

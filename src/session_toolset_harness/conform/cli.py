@@ -14,7 +14,15 @@ from importlib import resources
 from pathlib import Path
 from typing import NoReturn
 
-from session_toolset_harness.conform import coverage, jsonreport, junit, report, skips, vectors
+from session_toolset_harness.conform import (
+    coverage,
+    jsonreport,
+    junit,
+    report,
+    select,
+    skips,
+    vectors,
+)
 from session_toolset_harness.conform.client import AdapterStartError
 from session_toolset_harness.conform.jsonio import truncate
 from session_toolset_harness.conform.results import RunResult, Status
@@ -68,6 +76,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "-k", metavar="PATTERN", dest="pattern", help="only vectors whose id contains PATTERN"
+    )
+    parser.add_argument(
+        "--tag",
+        metavar="TAG",
+        action="append",
+        default=[],
+        dest="tags",
+        type=select.parse_tag,
+        help="only vectors carrying TAG (repeatable: any of them); the others are neither run "
+        "nor reported. A TAG no vector carries is a usage error",
+    )
+    parser.add_argument(
+        "--exclude-tag",
+        metavar="TAG",
+        action="append",
+        default=[],
+        dest="exclude_tags",
+        type=select.parse_tag,
+        help="leave out vectors carrying TAG (repeatable), reported as skipped with the tag, e.g. "
+        "--exclude-tag declared-difference",
     )
     parser.add_argument(
         "--skip",
@@ -238,6 +266,7 @@ def _run(args: argparse.Namespace) -> int:
             raise UsageError(f"no vector id contains {args.pattern!r}")
     if not items:
         raise UsageError("no vector files found")
+    items = _by_tags(args, items)
     console = report.ConsoleReporter(sys.stdout, terminal=sys.stdout.isatty(), quiet=args.quiet)
     options = RunOptions(
         adapter=adapter,
@@ -245,6 +274,7 @@ def _run(args: argparse.Namespace) -> int:
         strict_replies=args.strict_replies,
         skip_rules=rules,
         skip_must_fail=args.skip_must_fail,
+        exclude_tags=tuple(args.exclude_tags),
         on_result=console.on_result,
     )
     try:
@@ -256,7 +286,25 @@ def _run(args: argparse.Namespace) -> int:
     status = _coverage(args, coverage.compute(r.hits for r in run.results), status)
     console.finish(run)
     _write_outputs(args, run)
+    broken = [r for r in run.results if r.file_problem]
+    if broken:
+        # a bad input file is a usage error (exit 2), reported after the other vectors ran
+        more = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
+        raise UsageError(f"unusable vector file {broken[0].path}: {broken[0].reason}{more}")
     return status
+
+
+def _by_tags(
+    args: argparse.Namespace, items: list[vectors.Vector | vectors.LoadProblem]
+) -> list[vectors.Vector | vectors.LoadProblem]:
+    """Apply ``--tag``; a ``--tag`` nobody carries is a usage error, an unknown
+    ``--exclude-tag`` only a warning (an older corpus may simply not have that tag yet)."""
+    missing = select.unknown_tags(items, args.tags)
+    if missing:
+        raise UsageError(f"no vector carries tag {missing[0]!r} (--tag)")
+    for tag in select.unknown_tags(items, args.exclude_tags):
+        print(f"{PROG}: warning: no vector carries tag {tag!r} (--exclude-tag)", file=sys.stderr)
+    return select.select(items, args.tags)
 
 
 def main(argv: list[str]) -> int:

@@ -9,9 +9,35 @@ so a 64 KiB wire name cannot flood a failure report.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Final
 
 DISPLAY_LIMIT: Final = 2048
+
+
+@dataclass(frozen=True)
+class RawLine:
+    """A request line sent byte for byte as a vector writes it (PROTOCOL.md ``send_line`` /
+    ``send_hex``), for what a JSON object cannot say: blank or malformed lines, repeated keys,
+    escapes, number spellings, bytes that are not UTF-8.  ``data`` holds no newline."""
+
+    data: bytes
+    hex: bool = False
+    """Written as ``send_hex`` (else ``send_line``): reports show it the way the vector does."""
+
+    def to_json(self) -> dict[str, str]:
+        """The step key and value this line came from, for reports."""
+        if self.hex:
+            return {"send_hex": self.data.hex()}
+        return {"send_line": self.data.decode("utf-8", errors="replace")}
+
+    def request(self) -> object:
+        """The JSON value the line holds when it is JSON at all (for the op it names), else
+        None.  Read as the runner reads replies; the adapter's own verdict is what counts."""
+        try:
+            return parse_strict(self.data.decode("utf-8"))
+        except (UnicodeDecodeError, JsonTextError):
+            return None
 
 
 class JsonTextError(ValueError):
@@ -36,8 +62,11 @@ def encode_line(value: object) -> bytes:
     """One request line: compact JSON, raw UTF-8 where possible, newline-terminated.
 
     Raw UTF-8 (rather than ``\\u`` escapes) exercises the adapter's UTF-8 handling; a string with a
-    lone surrogate cannot be UTF-8, so it falls back to ASCII escapes for that line.
+    lone surrogate cannot be UTF-8, so it falls back to ASCII escapes for that line.  A
+    :class:`RawLine` goes out exactly as written.
     """
+    if isinstance(value, RawLine):
+        return value.data + b"\n"
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     try:
         data = text.encode("utf-8")
@@ -48,6 +77,8 @@ def encode_line(value: object) -> bytes:
 
 def render(value: object, limit: int = DISPLAY_LIMIT) -> str:
     """Compact JSON for humans, cut to ``limit`` characters with a marker saying how much."""
+    if isinstance(value, RawLine):
+        value = value.to_json()
     try:
         text = json.dumps(value, ensure_ascii=True, separators=(",", ":"), sort_keys=False)
     except (TypeError, ValueError):

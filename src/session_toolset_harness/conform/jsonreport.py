@@ -10,6 +10,7 @@ import json
 from importlib import metadata
 from pathlib import Path
 
+from session_toolset_harness.conform.jsonio import RawLine
 from session_toolset_harness.conform.results import RunResult, Status, StepFailure, VectorResult
 from session_toolset_harness.conform.vectors import PROTOCOL_VERSION
 
@@ -29,7 +30,10 @@ def _failure(failure: StepFailure) -> dict[str, object]:
         "step": failure.index,
         "message": failure.message,
         "path": failure.path,
-        "request": failure.request,
+        # a send_line / send_hex step shows as {"send_line": TEXT} / {"send_hex": HEX}
+        "request": (
+            failure.request.to_json() if isinstance(failure.request, RawLine) else failure.request
+        ),
         "expected": failure.expected,
         "reply": failure.reply,
         "raw_reply": failure.raw_reply,

@@ -53,6 +53,8 @@ class VectorResult:
     skip_reason: str | None = None
     """The skip-file reason when a skip entry matched this vector (kept for known-failures)."""
     stale_skip: bool = False
+    file_problem: bool = False
+    """The vector file itself is unusable (unreadable, not JSON, badly shaped, a reused id)."""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from session_toolset_harness.conform import checks, schemas, skips
+from session_toolset_harness.conform import checks, schemas, select, skips
 from session_toolset_harness.conform.client import AdapterProcess, ExchangeError
 from session_toolset_harness.conform.matcher import first_difference
 from session_toolset_harness.conform.results import (
@@ -39,6 +39,7 @@ class RunOptions:
     strict_replies: bool = False
     skip_rules: tuple[skips.SkipRule, ...] = ()
     skip_must_fail: bool = False
+    exclude_tags: tuple[str, ...] = ()
     on_result: Callable[[VectorResult], None] | None = field(default=None, compare=False)
 
 
@@ -71,7 +72,18 @@ class Runner:
     def _one(self, item: Vector | LoadProblem) -> VectorResult:
         if isinstance(item, LoadProblem):
             status = Status.SKIPPED if item.not_a_vector else Status.ERRORED
-            return VectorResult(item.display_id, str(item.path), status, reason=item.message)
+            return VectorResult(
+                item.display_id,
+                str(item.path),
+                status,
+                reason=item.message,
+                file_problem=not item.not_a_vector,
+            )
+        tag = select.excluded_by(item, self._options.exclude_tags)
+        if tag is not None:  # a policy, not a known failure: never run, even with skip-must-fail
+            return VectorResult(
+                item.id, str(item.path), Status.SKIPPED, reason=f"excluded by --exclude-tag {tag}"
+            )
         rule = skips.find(self._options.skip_rules, item.id)
         if rule is None:
             return self._execute(item)

@@ -2,8 +2,10 @@
 
 Each file is validated against vector.schema.json, then each step's ``send`` against
 request.schema.json — except steps that expect ``"error": "Protocol"``, because hostile vectors
-send invalid requests on purpose — and each ``expect.error`` must be a code SPEC.md names (a typo
-there would make a vector fail against every implementation). Vector ids must be unique.
+send invalid requests on purpose, and ``send_line`` / ``send_hex`` steps, which exist to say what
+a request object cannot (their shape is checked: exactly one of the three keys, no newline, UTF-8
+encodable text, pairs of hex digits) — and each ``expect.error`` must be a code SPEC.md names (a
+typo there would make a vector fail against every implementation). Vector ids must be unique.
 """
 
 from __future__ import annotations
@@ -13,9 +15,16 @@ from dataclasses import dataclass
 
 from session_toolset_harness.conform import codes, schemas
 from session_toolset_harness.conform.coverage import expected_hits
+from session_toolset_harness.conform.jsonio import RawLine
 from session_toolset_harness.conform.matcher import child_path
 from session_toolset_harness.conform.results import Hit
-from session_toolset_harness.conform.vectors import Candidate, LoadProblem, read_document
+from session_toolset_harness.conform.vectors import (
+    Candidate,
+    LoadProblem,
+    StepShapeError,
+    read_document,
+    read_send,
+)
 
 
 @dataclass(frozen=True)
@@ -39,18 +48,33 @@ def _step_problems(document: dict[str, object]) -> list[str]:
     if not isinstance(steps, list):
         return problems
     for index, step in enumerate(steps):
-        if not isinstance(step, dict) or not isinstance(step.get("expect"), dict):
+        if not isinstance(step, dict):
+            continue
+        try:
+            send = read_send(step)
+        except StepShapeError as exc:
+            problems.append(f"$.steps[{index}]: {exc}")
+            continue
+        if not isinstance(step.get("expect"), dict):
             continue
         expect: dict[str, object] = step["expect"]
         where = child_path(child_path("$.steps", index), "send")
         error = expect.get("error")
         if isinstance(error, str) and not codes.is_known(error):
             problems.append(f"$.steps[{index}].expect.error: unknown error code {error!r}")
-        if error == codes.PROTOCOL_CODE:
+        if error == codes.PROTOCOL_CODE or isinstance(send, RawLine):
             continue
-        for found in schemas.validate_request(step.get("send")):
+        for found in schemas.validate_request(send):
             problems.append(f"{where}{found.path[1:]}: {found.message}")
     return problems
+
+
+def _sent(step: dict[str, object]) -> object:
+    """The request of a step for coverage, or None when its send keys are unusable."""
+    try:
+        return read_send(step)
+    except StepShapeError:
+        return None
 
 
 def validate_file(candidate: Candidate) -> FileValidation:
@@ -66,7 +90,7 @@ def validate_file(candidate: Candidate) -> FileValidation:
         steps = document.get("steps")
         pairs = (
             [
-                (s.get("send"), s["expect"])
+                (_sent(s), s["expect"])
                 for s in steps
                 if isinstance(s, dict) and isinstance(s.get("expect"), dict)
             ]

@@ -1,6 +1,8 @@
 """Finding and loading vector files.
 
-A vector file is ``{"protocol": 1, "id", "description", "tags", "steps": [{"send", "expect"}]}``.
+A vector file is ``{"protocol": 1, "id", "description", "tags", "steps": [{"send", "expect"}]}``;
+instead of ``send`` a step may carry ``send_line`` (the exact line text, sent as UTF-8) or
+``send_hex`` (the exact bytes), exactly one of the three (PROTOCOL.md, Vectors).
 Paths named on the command line are always treated as vectors, so a broken one is reported as
 errored. Directories are scanned recursively for ``*.json`` in sorted order; there a JSON file
 whose top level is not an object with ``"steps"`` or ``"protocol"`` is *not a vector file* (the
@@ -12,21 +14,73 @@ Loading never raises: every problem becomes a ``LoadProblem`` the runner reports
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
-from session_toolset_harness.conform.jsonio import JsonTextError, parse_strict
+from session_toolset_harness.conform.jsonio import JsonTextError, RawLine, parse_strict
 
 PROTOCOL_VERSION = 1
+
+#: The three ways a step can give its request; exactly one per step.
+SEND_KEYS: Final = ("send", "send_line", "send_hex")
+_HEX = re.compile(r"(?:[0-9a-fA-F]{2})*")
 
 
 @dataclass(frozen=True)
 class Step:
-    """One request and the subset of the reply it must produce."""
+    """One request and the subset of the reply it must produce.
+
+    ``send`` is the request object of a ``send`` step, or the :class:`RawLine` of a
+    ``send_line`` / ``send_hex`` step (``jsonio.encode_line`` sends either).
+    """
 
     send: object
     expect: dict[str, object]
+
+
+class StepShapeError(ValueError):
+    """A step whose request keys are unusable; the message says why, without the step index."""
+
+
+def read_send(step: Mapping[str, object]) -> object:
+    """The request of one step as the runner sends it: the ``send`` value or a :class:`RawLine`.
+
+    Raises :class:`StepShapeError` unless exactly one of ``send``, ``send_line``, ``send_hex``
+    is present and well formed: ``send_line`` a string without a newline that UTF-8 can encode
+    (no lone surrogate: those need ``send_hex``), ``send_hex`` pairs of hex digits whose bytes
+    hold no newline (0a).
+    """
+    present = [key for key in SEND_KEYS if key in step]
+    if len(present) != 1:
+        found = ", ".join(present) if present else "none"
+        raise StepShapeError(f"needs exactly one of send, send_line, send_hex (found {found})")
+    key = present[0]
+    value = step[key]
+    if key == "send":
+        return value
+    if not isinstance(value, str):
+        raise StepShapeError(f"{key} must be a string")
+    if key == "send_line":
+        if "\n" in value:
+            raise StepShapeError("send_line holds a newline; a step sends exactly one line")
+        try:
+            return RawLine(value.encode("utf-8"))
+        except UnicodeEncodeError:
+            raise StepShapeError(
+                "send_line is not UTF-8 encodable (a lone surrogate); write it as send_hex"
+            ) from None
+    if _HEX.fullmatch(value) is None:
+        raise StepShapeError("send_hex must be pairs of hex digits (0-9, a-f)")
+    data = bytes.fromhex(value)
+    newline = data.find(b"\n")
+    if newline >= 0:
+        raise StepShapeError(
+            f"send_hex holds a newline byte (0a) at byte {newline}; a step sends exactly one line"
+        )
+    return RawLine(data, hex=True)
 
 
 @dataclass(frozen=True)
@@ -117,12 +171,16 @@ def shape(document: object, path: Path) -> Vector | LoadProblem:
         return LoadProblem(path, problem)
     steps: list[Step] = []
     for index, raw in enumerate(document["steps"]):
-        if not isinstance(raw, dict) or "send" not in raw or "expect" not in raw:
-            return LoadProblem(path, f"steps[{index}] must be an object with send and expect")
+        if not isinstance(raw, dict) or "expect" not in raw:
+            return LoadProblem(path, f"steps[{index}] must be an object with expect and a send")
         expect = raw["expect"]
         if not isinstance(expect, dict):
             return LoadProblem(path, f"steps[{index}].expect must be an object")
-        steps.append(Step(send=raw["send"], expect=expect))
+        try:
+            send = read_send(raw)
+        except StepShapeError as exc:
+            return LoadProblem(path, f"steps[{index}]: {exc}")
+        steps.append(Step(send=send, expect=expect))
     return Vector(
         id=document["id"],
         description=document.get("description", ""),

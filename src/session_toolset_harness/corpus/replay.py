@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from session_toolset_harness.conform.jsonio import encode_line
 from session_toolset_harness.conform.matcher import first_difference
+from session_toolset_harness.conform.vectors import read_send
 from session_toolset_harness.corpus.dsl import Json, Obj
 
 Handle = Callable[[bytes], Obj]
@@ -35,9 +36,10 @@ class Failure:
 def run_vector(document: Obj, handle: Handle) -> Failure | None:
     """Run one vector document; the first failing step, or None when it passes."""
     for index, step in enumerate(document["steps"]):
-        # encoded exactly as the runner sends it (ASCII escapes for a line with a lone surrogate)
-        data = encode_line(step["send"]).rstrip(b"\n")
-        line = data.decode("utf-8")
+        # encoded exactly as the runner sends it (ASCII escapes for a line with a lone surrogate;
+        # a send_line / send_hex step byte for byte)
+        data = encode_line(read_send(step))[:-1]
+        line = data.decode("utf-8", errors="replace")
         try:
             reply = handle(data)
             # round-trip through JSON text, as a real adapter's reply would be

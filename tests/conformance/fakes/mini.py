@@ -89,11 +89,15 @@ def main() -> int:
     parser.add_argument("--on", default=None)
     parser.add_argument("--eof-status", type=int, default=0)
     parser.add_argument("--stderr-spam", type=int, default=0)
+    parser.add_argument("--record", default=None, help="append each received line, in hex")
     args = parser.parse_args()
     if args.stderr_spam:
         sys.stderr.write("noise " * args.stderr_spam + "\nlast words of the fake\n")
         sys.stderr.flush()
-    for raw in sys.stdin:
+    for raw in sys.stdin.buffer:
+        if args.record:
+            with open(args.record, "a", encoding="ascii") as record:
+                record.write(raw.hex() + "\n")
         try:
             request: object = json.loads(raw)
         except ValueError:

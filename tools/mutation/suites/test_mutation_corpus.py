@@ -35,9 +35,10 @@ import pytest
 import session_toolset_harness
 from session_toolset.adapter.server import main, serve
 from session_toolset_harness.conform import checks, schemas
-from session_toolset_harness.conform.jsonio import JsonTextError, encode_line, parse_strict
+from session_toolset_harness.conform.jsonio import JsonTextError, encode_line, parse_strict, render
 from session_toolset_harness.conform.matcher import first_difference
 from session_toolset_harness.conform.runner import SYNC_PROBE
+from session_toolset_harness.conform.vectors import read_send
 
 VECTORS = Path(session_toolset_harness.__file__).resolve().parent / "vectors"
 
@@ -113,7 +114,7 @@ def judge(step: dict[str, Any], line: str) -> str | None:
         return f"mismatch at {difference.path}: {difference.message}"
     problem = checks.reply_problem(reply)
     if problem is None:
-        found = schemas.validate_reply(checks.op_of(step["send"]), reply)
+        found = schemas.validate_reply(checks.op_of(read_send(step)), reply)
         if found:
             problem = (found[0].path, f"reply schema: {found[0].message}")
     if problem is not None:
@@ -122,7 +123,8 @@ def judge(step: dict[str, Any], line: str) -> str | None:
 
 
 def _lines(document: dict[str, Any]) -> list[bytes]:
-    sends = [step["send"] for step in document["steps"]] + [SYNC_PROBE]
+    # read_send: a send_line / send_hex step goes out byte for byte, as the runner sends it
+    sends = [read_send(step) for step in document["steps"]] + [SYNC_PROBE]
     return [encode_line(send) for send in sends]
 
 
@@ -136,7 +138,8 @@ def _check_output(document: dict[str, Any], status: int, stdout: Pipe) -> None:
     assert len(lines) == len(steps) + 1, f"{len(lines)} reply lines for {len(steps) + 1} requests"
     for index, (step, line) in enumerate(zip(steps, lines, strict=False)):
         failure = judge(step, line)
-        assert failure is None, f"{document['id']} step {index} {step['send']!r:.200}: {failure}"
+        sent = render(read_send(step), 200)
+        assert failure is None, f"{document['id']} step {index} {sent}: {failure}"
     probe = parse_strict(lines[-1])
     assert isinstance(probe, dict) and probe.get("ok") is True and probe.get("protocol") == 1, (
         f"the sync probe hello got {lines[-1][:200]!r}"
