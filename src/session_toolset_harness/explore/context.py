@@ -18,7 +18,8 @@ Reply = dict[str, Any]
 class StepRecord:
     """One request with the oracle's expected reply and the SUT's actual one."""
 
-    request: Reply
+    request: Any
+    """A request object, or a `conform.jsonio.RawLine` sent byte for byte."""
     expected: Reply
     actual: Reply | None
 

@@ -19,7 +19,6 @@ from typing import Any
 import hypothesis.strategies as st
 from hypothesis.stateful import (
     Bundle,
-    RuleBasedStateMachine,
     initialize,
     multiple,
     rule,
@@ -29,6 +28,8 @@ from session_toolset_model.world import World
 from ..conform.matcher import first_difference
 from . import pools
 from .context import Divergence, DivergenceError, RunContext, StepRecord
+from .protocol_rules import Request, WholeProtocolRules, expected_reply, op_name
+from .steering import AimRules
 from .sut import SutFailure
 
 Reply = dict[str, Any]
@@ -85,8 +86,9 @@ def _without_message(reply: Reply | None) -> Reply | None:
     return None if reply is None else {k: v for k, v in reply.items() if k != "message"}
 
 
-class ExploreMachine(RuleBasedStateMachine):
-    """One example: reset both sides, then a sequence of rules."""
+class ExploreMachine(WholeProtocolRules, AimRules):
+    """One example: reset both sides, then a sequence of rules (these and, inherited, the
+    whole-protocol rules of `protocol_rules` and the decision-steering macros of `steering`)."""
 
     tools = Bundle("tools")
     sessions = Bundle("sessions")
@@ -109,11 +111,11 @@ class ExploreMachine(RuleBasedStateMachine):
         self.ctx.failure = Divergence(tuple(self.log), tuple(observation), reason)
         raise DivergenceError(reason)
 
-    def _send(self, request: Reply) -> Reply | None:
+    def _send(self, request: Request) -> Reply | None:
         try:
-            return self.ctx.sut.send(request)
+            return self.ctx.sut.send(request)  # type: ignore[arg-type]  # RawLine goes raw
         except SutFailure as err:
-            self.log.append(StepRecord(request, self.world.handle(request), None))
+            self.log.append(StepRecord(request, expected_reply(self.world, request), None))
             self._fail(f"no usable reply: {err}", [])
         return None
 
@@ -131,15 +133,15 @@ class ExploreMachine(RuleBasedStateMachine):
                 actual.append(None)
         return expected, actual
 
-    def step(self, request: Reply) -> Reply:
+    def step(self, request: Request) -> Reply:
         """Send one request to both sides and check reply, state and (on rejection) frame."""
-        expected = self.world.handle(request)
+        expected = expected_reply(self.world, request)
         actual = self._send(request)
         assert actual is not None
         self.log.append(StepRecord(request, expected, actual))
         self.ctx.steps_run += 1
         code = outcome(expected)
-        self.ctx.coverage[(str(request["op"]), code)] += 1
+        self.ctx.coverage[(op_name(request), code)] += 1
         diff = first_difference(expected, actual)
         if diff is not None:
             self._fail(f"reply differs at {diff.path}: {diff.message}", [])
@@ -158,18 +160,18 @@ class ExploreMachine(RuleBasedStateMachine):
             if record.actual is None or found is not None:
                 where = "no reply" if found is None else f"{found.path}: {found.message}"
                 self._fail(
-                    f"observable state differs after {request['op']} "
+                    f"observable state differs after {op_name(request)} "
                     f"({record.request['op']} {where})",
                     records,
                 )
         if code != "ok" and obs_actual != self.obs_actual:
-            self._fail(f"rejected {request['op']} ({code}) changed the SUT's state", records)
+            self._fail(f"rejected {op_name(request)} ({code}) changed the SUT's state", records)
         if code != "ok" and obs_expected != self.obs_expected:
-            self._fail(f"oracle: rejected {request['op']} ({code}) changed its state", records)
+            self._fail(f"oracle: rejected {op_name(request)} ({code}) changed its state", records)
         self.obs_expected, self.obs_actual = obs_expected, obs_actual
         return expected
 
-    def _check_message(self, request: Reply, actual: Reply) -> None:
+    def _check_message(self, request: Request, actual: Reply) -> None:
         if actual.get("ok") is True:
             return
         message = actual.get("message")
@@ -504,6 +506,8 @@ class ExploreMachine(RuleBasedStateMachine):
         """Change one of the set's own records (digest drift, a coherent imposter or another
         trust, removal) or only the generation, then call it through the gate."""
         tool = self._member(name, tool, member % 4)
+        if tool not in pools.TOOL_BY_ID:  # a wild record (protocol_rules) has no flavors
+            tool = pools.TOOL_IDS[member % len(pools.TOOL_IDS)]
         digest = self.world.record_digest(tool)
         if change == "remove":
             self.step({"op": "catalog_remove", "id": tool})

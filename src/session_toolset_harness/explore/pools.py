@@ -64,6 +64,7 @@ TOOLS: Final[tuple[PoolTool, ...]] = (
                 False,
             ),
             _f("unverified", Source("builtin", name="read"), _UNVERIFIED, "untrusted", True),
+            _f("unknown_source", Source("unknown", name="read"), _BUILTIN, "untrusted", False),
         ),
     ),
     PoolTool(
@@ -77,6 +78,7 @@ TOOLS: Final[tuple[PoolTool, ...]] = (
                 "mismatch",
                 True,
             ),
+            _f("unknown_source", Source("unknown", name="bash"), _BUILTIN, "untrusted", False),
         ),
     ),
     PoolTool(
@@ -101,6 +103,13 @@ TOOLS: Final[tuple[PoolTool, ...]] = (
                 Source("plugin", "pk", "lint"),
                 Provenance("plugin_config", "pk"),
                 "trusted",
+                False,
+            ),
+            _f(
+                "foreign_source",
+                Source("extension", "zzz", "lint"),
+                Provenance("extension_manifest", "acme"),
+                "mismatch",
                 False,
             ),
         ),
@@ -142,6 +151,13 @@ TOOLS: Final[tuple[PoolTool, ...]] = (
                 "mismatch",
                 True,
             ),
+            _f(
+                "foreign_kind",
+                Source("mcp", "pk", "fmt"),
+                Provenance("plugin_config", "pk"),
+                "mismatch",
+                False,
+            ),
         ),
     ),
     PoolTool(
@@ -155,10 +171,13 @@ TOOLS: Final[tuple[PoolTool, ...]] = (
                 True,
             ),
             _f("unverified", Source("unknown", name="mystery"), _UNVERIFIED, "untrusted", True),
+            _f("builtin_source", Source("builtin", name="mystery"), _BUILTIN, "trusted", False),
         ),
     ),
 )
 TOOL_IDS: Final = tuple(t.id for t in TOOLS)
+"""Every tool also has two flavors with the same provenance and different source trust (the
+only change the rebuild's carry condition and the gate's trust step see on their own)."""
 TOOL_BY_ID: Final = {t.id: t for t in TOOLS}
 
 SESSIONS: Final = ("s1", "s2", "team/a: b")
@@ -233,6 +252,23 @@ SESSION_CASES: Final[dict[str, tuple[str, str, dict[str, int]]]] = {
     "nel\x85": ("ControlCharacters", "ControlCharacterSessionId", {}),
 }
 HOSTILE_SESSIONS: Final = tuple(SESSION_CASES)
+
+
+def flavor_of(tool: str, source: Source, provenance: Provenance) -> int | None:
+    """The index of the pooled flavor a record of ``tool`` was cataloged with, if any."""
+    for index, f in enumerate(TOOL_BY_ID[tool].flavors):
+        if f.source == source and f.provenance == provenance:
+            return index
+    return None
+
+
+def same_provenance_other_trust(tool: str, flavor: int) -> int | None:
+    """A flavor with the same provenance as ``flavor`` but another source trust."""
+    here = TOOL_BY_ID[tool].flavors[flavor]
+    for index, f in enumerate(TOOL_BY_ID[tool].flavors):
+        if f.provenance == here.provenance and f.trust != here.trust:
+            return index
+    return None
 
 
 def by_error(cases: Mapping[str, tuple[Any, ...]]) -> dict[str, list[str]]:
