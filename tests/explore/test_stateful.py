@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from session_toolset_model.world import World
 
-from session_toolset_harness.explore import coverage, pools
+from session_toolset_harness.explore import condition_gate, coverage, pools
 from session_toolset_harness.explore.run import explore, explore_rounds, profile_from_env
 from session_toolset_harness.explore.sut import AdapterSut, InProcessSut, reference_adapter_argv
 
@@ -26,6 +26,8 @@ def test_reference_implementation_agrees_with_the_model() -> None:
     assert not short, f"coverage below the {name} minimum: {short}\n" + coverage.table(
         result.coverage
     )
+    if profile.min_hits:  # ci and nightly: every reachable condition outcome (MC/DC) seen
+        assert condition_gate.missing(result.conditions) == []
 
 
 def test_external_adapter_plumbing() -> None:

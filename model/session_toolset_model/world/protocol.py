@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ..concrete import Grant
+from ..concrete import ConcreteAlgebra, Grant
 from ..oracle import Oracle
 from ..profiles import DEFAULT, Variant
 from ..values import Source
@@ -66,9 +66,10 @@ def request_line(request: Any) -> bytes:
 class World:
     """The oracle plus the protocol's bookkeeping; ``handle`` answers one request."""
 
-    def __init__(self, variant: Variant = DEFAULT) -> None:
+    def __init__(self, variant: Variant = DEFAULT, alg: ConcreteAlgebra | None = None) -> None:
+        """``alg``: the oracle's concrete interpretation (default: the plain one)."""
         self.variant = variant
-        self.oracle = Oracle(variant)
+        self.oracle = Oracle(variant, alg)
         self.grants: dict[str, Grant] = {}
         self.records: dict[str, RecordInfo] = {}
         self._seen: object = None

@@ -14,8 +14,10 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
+from session_toolset_model.conditions import format_table
+
 from ..conform.client import AdapterStartError
-from . import coverage
+from . import condition_gate, coverage
 from .run import PROFILES, ExploreResult, explore_rounds
 from .sut import AdapterSut, InProcessSut, Sut, SutFailure
 from .vectorize import describe, failure_vector, write_vector
@@ -109,6 +111,8 @@ def _report(result: ExploreResult, args: argparse.Namespace, sut: Sut) -> int:
     )
     if not args.quiet:
         print(coverage.table(result.coverage))
+        print(format_table(result.conditions, condition_gate.LISTED))
+    print(condition_gate.summary(result.conditions))
     if result.error is not None:
         print(
             f"explore: the run stopped on an error outside the comparison: {result.error}",
@@ -132,6 +136,16 @@ def _report(result: ExploreResult, args: argparse.Namespace, sut: Sut) -> int:
         print(f"explore: coverage below the {args.profile} minimum of {minimum}:", file=sys.stderr)
         for (op, code), hits in short:
             print(f"  {op} {code}: {hits}", file=sys.stderr)
+        status = EXIT_FAILED
+    unseen = condition_gate.missing(result.conditions) if minimum else []
+    if unseen:
+        print(
+            f"explore: {len(unseen)} reachable condition outcomes never seen ({args.profile} "
+            "requires all):",
+            file=sys.stderr,
+        )
+        for key in unseen:
+            print(f"  {key}", file=sys.stderr)
         status = EXIT_FAILED
     if status == EXIT_OK:
         print("explore: no divergence")

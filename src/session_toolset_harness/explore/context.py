@@ -8,6 +8,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from session_toolset_model.conditions import ConditionTable
+
 from . import pools
 from .sut import Sut, SutFailure
 
@@ -44,6 +46,8 @@ class RunContext:
     coverage: Counter[tuple[str, str]] = field(default_factory=Counter)
     failure: Divergence | None = None
     steps_run: int = 0
+    conditions: ConditionTable = field(default_factory=ConditionTable)
+    """MC/DC of the model's decisions, recorded by the oracle's interpretation."""
 
 
 def digest_requests() -> list[Reply]:

@@ -23,6 +23,7 @@ from hypothesis.stateful import (
     multiple,
     rule,
 )
+from session_toolset_model.conditions import RecordingAlgebra
 from session_toolset_model.world import World
 
 from ..conform.matcher import first_difference
@@ -99,7 +100,7 @@ class ExploreMachine(WholeProtocolRules, AimRules):
         super().__init__()
         self.ctx = ctx
         ctx.failure = None  # the last example run (Hypothesis's final replay) decides
-        self.world = World()  # the model package's expected world
+        self.world = World(alg=RecordingAlgebra(ctx.conditions))  # the model package's world
         self.log: list[StepRecord] = []
         self._observed_state: object = None
         self._expected_obs: list[Reply] = []

@@ -16,11 +16,12 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hypothesis import HealthCheck, Phase, seed, settings
 from hypothesis.reporting import with_reporter
 from hypothesis.stateful import run_state_machine_as_test
+from session_toolset_model.conditions import ConditionTable
 
 from . import coverage, pools
 from .context import (
@@ -71,6 +72,8 @@ class ExploreResult:
     error: str | None = None
     preflight: bool = False
     """The failure is in the digest preflight (before any exploration)."""
+    conditions: ConditionTable = field(default_factory=ConditionTable)
+    """Condition coverage (MC/DC) of the model's decisions over the run."""
 
     @property
     def steps_per_second(self) -> float:
@@ -128,6 +131,7 @@ def explore(
         seed_value,
         digests,
         error,
+        conditions=ctx.conditions,
     )
 
 
@@ -157,6 +161,7 @@ def explore_rounds(
             total = result
         else:
             total.coverage.update(result.coverage)
+            total.conditions.merge(result.conditions)
             total.steps += result.steps
             total.seconds += result.seconds
             total.cpu_seconds += result.cpu_seconds

@@ -8,8 +8,11 @@ then takes the decision:
 * `drift_then_rebuild`: the rebuild's carry condition (SPEC.md 3: "record present with digest
   and provenance equal to the pins and trusted", and the "now core" escape) - change nothing,
   the digest, the provenance, only the source trust (same provenance), remove the record, or
-  rebuild so the tool becomes core; then rebuild (in place or into another name, progressive or
-  default, carry-forward on, off or defaulted) and call the tool.
+  rebuild so the tool becomes core; call the tool (the gate's checks see the same single
+  change); then rebuild (in place or into another name, progressive or
+  default, carry-forward on, off or defaulted) and call the tool.  Or, instead of rebuilding,
+  build a fresh set for the same session (`new`, default or progressive core, in place or under
+  another name): SPEC.md 3's zero inheritance ("a new set inherits nothing from any other set").
 
 They know SPEC.md's conditions, not any implementation's bugs.
 """
@@ -25,7 +28,7 @@ from session_toolset_model.world import World
 from . import pools
 
 Reply = dict[str, Any]
-CHANGES = ("none", "digest", "provenance", "trust", "trust", "remove", "core")
+CHANGES = ("none", "digest", "provenance", "trust", "trust", "remove", "core", "fresh", "fresh")
 NOT_PROGRESSIVE = tuple(t for t in pools.TOOL_IDS if t != "builtin:read" and t != "builtin:bash")
 
 
@@ -130,7 +133,19 @@ class SteeringRules(RuleBasedStateMachine):
             self.step({"op": "catalog_remove", "id": tool})
         elif change == "core":
             progressive = False  # a default build makes every verified record core
+        if change != "core":  # the gate's checks on the changed activation, before the rebuild
+            self.step({"op": "authorize", "set": name, "tool": tool})
         target = name if into == "same" else next(n for n in pools.SET_NAMES if n != name)
+        if change == "fresh":
+            fresh: Reply = {"name": target, "session": session}
+            if carry is None:
+                self.step({"op": "set_new", **fresh, "core": [] if progressive else [tool]})
+            else:
+                op = "set_progressive_core" if progressive else "set_default_core"
+                self.step({"op": op, **fresh})
+            if call:
+                self.step({"op": "authorize", "set": target, "tool": tool})
+            return
         request: Reply = {"op": "rebuild", "set": name, "into": target, "progressive": progressive}
         if carry is not None:
             request["carry_forward"] = carry
