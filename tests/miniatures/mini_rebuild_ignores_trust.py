@@ -24,8 +24,8 @@ from session_toolset.catalog import ToolCatalog
 from session_toolset.grant import SessionActivationGrant
 from session_toolset.toolset import (
     ActivatedTool,
-    DropReason,
     DroppedActivation,
+    DropReason,
     SessionToolSet,
 )
 

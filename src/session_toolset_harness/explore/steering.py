@@ -78,7 +78,8 @@ class SteeringRules(RuleBasedStateMachine):
         carry: bool | None,
         call: bool,
     ) -> None:
-        """Activate ``tool`` exactly in a fresh progressive set, change one condition of the
+        """Activate ``tool`` exactly in a fresh set (progressive, or `new` with no core), change
+        one condition of the
         rebuild's carry decision (or none), rebuild, and call the tool on the rebuilt set."""
         flavors = pools.TOOL_BY_ID[tool].flavors
         flavor %= len(flavors)
@@ -86,7 +87,10 @@ class SteeringRules(RuleBasedStateMachine):
             self.step(
                 {"op": "catalog_upsert", "replaced": tool, **self._record(tool, flavor, 0, False)}
             )
-        self.step({"op": "set_progressive_core", "name": name, "session": session})
+        if call:  # the subject set from either constructor: `new` with no core, or progressive
+            self.step({"op": "set_progressive_core", "name": name, "session": session})
+        else:
+            self.step({"op": "set_new", "name": name, "session": session, "core": []})
         digest = self.world.record_digest(tool)
         if digest is None:
             return
