@@ -32,6 +32,7 @@ from .context import (
     learn_digests,
 )
 from .machine import ExploreMachine
+from .reduce import reduce
 from .sut import Sut
 
 PROFILE_ENV = "SESSION_TOOLSET_PROFILE"
@@ -122,6 +123,8 @@ def explore(
             pass
         except Exception as err:
             error = f"{type(err).__name__}: {err}"
+    if shrink and ctx.failure is not None and error is None:
+        ctx.failure = reduce(sut, ctx.failure)  # drop requests that do not matter
     return ExploreResult(
         ctx.coverage,
         ctx.failure,
