@@ -30,7 +30,7 @@ from ..conform.matcher import first_difference
 from . import pools
 from .context import Divergence, DivergenceError, RunContext, StepRecord
 from .protocol_rules import Request, WholeProtocolRules, expected_reply, op_name
-from .steering import AimRules
+from .steering import GenerationEdgeRules
 from .sut import SutFailure
 
 Reply = dict[str, Any]
@@ -87,7 +87,7 @@ def _without_message(reply: Reply | None) -> Reply | None:
     return None if reply is None else {k: v for k, v in reply.items() if k != "message"}
 
 
-class ExploreMachine(WholeProtocolRules, AimRules):
+class ExploreMachine(WholeProtocolRules, GenerationEdgeRules):
     """One example: reset both sides, then a sequence of rules (these and, inherited, the
     whole-protocol rules of `protocol_rules` and the decision-steering macros of `steering`)."""
 

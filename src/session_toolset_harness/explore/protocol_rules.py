@@ -156,7 +156,14 @@ WILD_OPS: Final = st.sampled_from(
     ]
 )
 IDENTITY_OPS: Final = st.sampled_from(
-    ["hello", "tool_id_parse", "tool_id", "session_id_parse", "carry_forward_enabled"]
+    [
+        "hello",
+        "tool_id_parse",
+        "tool_id",
+        "session_id_parse",
+        "carry_forward_enabled",
+        "forge_grant",
+    ]
 )
 FAULT_VALUES: Final = {kind: st.sampled_from(values) for kind, values in FAULTS.items()}
 
@@ -203,19 +210,19 @@ class WholeProtocolRules(RuleBasedStateMachine):
             return ["t"]
         return draw(st.sampled_from(["A", "B", "x"]))
 
-    @rule(
-        data=st.data(),
-        kind=st.sampled_from(["faulty", "faulty", "identity", "digest", "resolve", "resolve"]),
-    )
+    @rule(data=st.data(), kind=st.sampled_from(["identity", "digest"]))
     def protocol_probe(self, data: st.DataObject, kind: str) -> None:
-        """One request outside the model's transitions (one rule, so the model's own rules keep
-        their share of the steps): faulty fields, an identity op, a digest, a resolution."""
-        {
-            "faulty": self.faulty_fields,
-            "identity": self.identity_probe,
-            "digest": self.digest_probe,
-            "resolve": self.resolve_probe,
-        }[kind](data)
+        """One request outside the model's transitions: an identity op or a digest (random
+        JSON, deep nesting or a raw line)."""
+        (self.identity_probe if kind == "identity" else self.digest_probe)(data)
+
+    @rule(data=st.data())
+    def resolve_request(self, data: st.DataObject) -> None:
+        self.resolve_probe(data)
+
+    @rule(data=st.data())
+    def faulty_request(self, data: st.DataObject) -> None:
+        self.faulty_fields(data)
 
     def faulty_fields(self, data: st.DataObject) -> None:
         """A request with one, two or three faulty fields: the first in row order decides."""
@@ -246,11 +253,23 @@ class WholeProtocolRules(RuleBasedStateMachine):
         if op == "hello":
             request: Reply = {"op": "hello"}
         elif op == "tool_id_parse":
-            request = {"op": op, "raw": data.draw(RAW_TOOL_IDS)}
+            request = {
+                "op": op,
+                "raw": data.draw(st.one_of(RAW_TOOL_IDS, st.sampled_from([5, None]))),
+            }
         elif op == "tool_id":
             request = {"op": op, "source": data.draw(SOURCES)}
         elif op == "session_id_parse":
             request = {"op": op, "raw": data.draw(SESSION_TEXTS)}
+        elif op == "forge_grant":  # grant construction maps the same rules to its own codes
+            request = {
+                "op": op,
+                "name": "g3",
+                "session": data.draw(SESSION_TEXTS),
+                "tool": "builtin:read",
+                "generation": 0,
+                "digest": "00",
+            }
         else:
             env = data.draw(st.sampled_from([None, "0", "00", "", " 0", "0 ", "1", "false"]))
             request = {"op": op, "env": env}
@@ -323,14 +342,21 @@ class WholeProtocolRules(RuleBasedStateMachine):
     def resolve_probe(self, data: st.DataObject) -> None:
         """Resolve (or authorize) a wire name: an alias or runtime name of a live record, a
         near miss, a text beyond the 128-byte bound, or a random one."""
-        op = data.draw(st.sampled_from(["resolve", "resolve", "authorize_wire"]), label="op")
+        op = data.draw(st.sampled_from(["resolve", "authorize_wire"]), label="op")
         pick = data.draw(
             st.sampled_from(["alias", "alias", "runtime_name", "prefix", "long", "random"]),
             label="pick",
         )
         world = self.world
-        live = world.live()
-        assigned = aliases(live)
+        names = world.set_names()
+        name = data.draw(st.sampled_from(names), label="set") if names else "A"
+        everyone = world.live()  # aliases are handed out over the whole registry
+        live = everyone
+        if op == "authorize_wire" and name in names:
+            s = world.observe()["sets"][name]
+            known = {*s["core"], *s["activated"]}
+            live = [e for e in everyone if e.tool in known] or everyone  # a tool the set knows
+        assigned = [(a, e) for a, e in aliases(everyone) if e in live]
         if pick == "alias" and assigned:
             wire = data.draw(st.sampled_from([a for a, _ in assigned]))
         elif pick == "runtime_name" and live:
@@ -344,6 +370,4 @@ class WholeProtocolRules(RuleBasedStateMachine):
         if op == "resolve":
             self.step({"op": op, "wire_name": wire})
             return
-        names = world.set_names()
-        name = data.draw(st.sampled_from(names)) if names else "A"
         self.step({"op": op, "set": name, "wire_name": wire})

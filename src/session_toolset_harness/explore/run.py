@@ -23,7 +23,7 @@ from hypothesis.reporting import with_reporter
 from hypothesis.stateful import run_state_machine_as_test
 from session_toolset_model.conditions import ConditionTable
 
-from . import coverage, pools
+from . import condition_gate, coverage, pools
 from .context import (
     DigestPreflightError,
     Divergence,
@@ -176,7 +176,9 @@ def explore_rounds(
             total.seed = result.seed
         if total.failure is not None or total.error is not None:
             break
-        if not coverage.missing(total.coverage, min_hits):
+        if not coverage.missing(total.coverage, min_hits) and not (
+            min_hits and condition_gate.missing(total.conditions)
+        ):
             break
     assert total is not None
     return total

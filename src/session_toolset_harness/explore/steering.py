@@ -28,7 +28,18 @@ from session_toolset_model.world import World
 from . import pools
 
 Reply = dict[str, Any]
-CHANGES = ("none", "digest", "provenance", "trust", "trust", "remove", "core", "fresh", "fresh")
+CHANGES = (
+    "none",
+    "digest",
+    "provenance",
+    "trust",
+    "trust",
+    "remove",
+    "core",
+    "fresh",
+    "fresh",
+    "revoke",
+)
 NOT_PROGRESSIVE = tuple(t for t in pools.TOOL_IDS if t != "builtin:read" and t != "builtin:bash")
 
 
@@ -135,6 +146,8 @@ class SteeringRules(RuleBasedStateMachine):
                 )
         elif change == "remove":
             self.step({"op": "catalog_remove", "id": tool})
+        elif change == "revoke":  # the activation itself goes (revoke_exact's success path)
+            self.step({"op": "revoke", "set": name, "tool": tool})
         elif change == "core":
             progressive = False  # a default build makes every verified record core
         if change != "core":  # the gate's checks on the changed activation, before the rebuild
@@ -215,19 +228,40 @@ class AimRules(SteeringRules):
             self.step({"op": "set_progressive_core", "name": name, "session": "s1"})
             self.step({"op": op, "set": name, "authority": "unauthorized", "tools": batch})
             return
-        if check in _TRUST_FOR or check == "ok" or check == "UnknownTool":
-            wanted = _TRUST_FOR.get(check, "trusted")
-            for t in batch if check != "UnknownTool" else batch[1:]:
-                flavors = pools.TOOL_BY_ID[t].flavors
-                index = next(
-                    (i for i, f in enumerate(flavors) if f.trust == wanted)
-                    if t == batch[-1]
-                    else (i for i, f in enumerate(flavors) if f.trust == "trusted"),
-                    0,
-                )
-                self.step(
-                    {"op": "catalog_upsert", "replaced": t, **self._record(t, index, 0, False)}
-                )
-        if self.world.set_names().count(name) == 0:
-            self.step({"op": "set_progressive_core", "name": name, "session": "s1"})
+        # every tool cataloged and trusted (issuance checks trust first), except: the removed one
+        # for UnknownTool, and the last one with the wanted trust for a trust check
+        wanted = _TRUST_FOR.get(check, "trusted")
+        for position, t in enumerate(batch):
+            if check == "UnknownTool" and position == 0:
+                continue
+            trust = wanted if position == len(batch) - 1 else "trusted"
+            flavors = pools.TOOL_BY_ID[t].flavors
+            index = next((i for i, f in enumerate(flavors) if f.trust == trust), 0)
+            self.step({"op": "catalog_upsert", "replaced": t, **self._record(t, index, 0, False)})
+        # a fresh set: no activation of an earlier step may fail the batch first
+        self.step({"op": "set_progressive_core", "name": name, "session": "s1"})
         self.refresh_then_activate(name, door, batch, skew, then)
+
+
+class GenerationEdgeRules(AimRules):
+    @rule(
+        value=st.sampled_from(["max", "max", "max-1"]),
+        op=st.sampled_from(["insert", "upsert", "remove", "remove_absent", "rebase"]),
+        tool=st.sampled_from(pools.TOOL_IDS),
+    )
+    def at_the_generation_edge(self, value: str, op: str, tool: str) -> None:
+        """Every catalog mutation with the counter at 2^64-1 (or one below), on a present or
+        absent record: each condition of the exhausted/overflow checks flipped on its own."""
+        top = pools.MAX_GENERATION
+        self.step({"op": "catalog_set_generation", "value": top if value == "max" else top - 1})
+        present = tool in self.world.observe()["records"]
+        if op == "insert":
+            self.step({"op": "catalog_insert", **self._record(tool, 0, 0, False)})
+        elif op == "upsert":
+            self.step({"op": "catalog_upsert", "replaced": tool, **self._record(tool, 0, 1, False)})
+        elif op == "remove" or (op == "remove_absent" and not present):
+            self.step({"op": "catalog_remove", "id": tool})
+        elif op == "remove_absent":
+            self.step({"op": "catalog_remove", "id": "unknown:absent-tool"})
+        else:
+            self.step({"op": "catalog_rebase_past", "prior": 0})

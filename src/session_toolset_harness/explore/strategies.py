@@ -101,6 +101,7 @@ def raw_tool_ids() -> st.SearchStrategy[str]:
         st.sampled_from([1, 63, 64, 65, 71, 72]), st.sampled_from([1, 127, 128, 129])
     )
     return st.one_of(
+        st.sampled_from(["builtin:read", "a:b", "ext.x-y:z_1", "0:0", "a.b-c_d:e.f-g_h"]),
         lengths.flatmap(lambda p: joined(*p)),
         st.sampled_from(
             [
