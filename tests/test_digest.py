@@ -20,6 +20,8 @@ from session_toolset.digest import (
 )
 from session_toolset.json_value import JsonInputError, JsonValue, parse_json
 
+pytestmark = pytest.mark.spec("1.4")
+
 _DIGEST_VECTORS = "vectors/digest.json"
 
 _text = st.text(st.characters(codec="utf-8"), max_size=8)

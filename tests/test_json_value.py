@@ -20,6 +20,8 @@ from session_toolset.json_value import (
     validate_json_value,
 )
 
+pytestmark = pytest.mark.spec("1.4")
+
 _DIGEST_VECTORS = "vectors/digest.json"
 
 

@@ -1,22 +1,32 @@
 """`session-toolset prove [--profile P | --all-profiles] [-k PATTERN] [--json F] [--junit F]
-[--jobs N] [--emit-vectors DIR]`.
+[--jobs N] [--emit-vectors DIR] [--hazards] [--emit-hazard-vectors DIR]`.
 
 Exit 0 only when every default-profile obligation is proved, every expected refutation
 (profiles and mutants) happens and every witness is satisfiable; ``unknown`` is a failure; bad
 flags exit 2 with argparse's usage message.  With ``--emit-vectors`` every counterexample is
 also written as a PROTOCOL.md vector (`vectors`); a vector its own variant would pass (one that
-does not discriminate) is reported on stderr and fails the run.
+does not discriminate) is reported on stderr and fails the run.  ``--hazards`` also checks
+the hazards (`hazards`: what SPEC.md does not promise, each with a minimal trace) and fails the
+run if one is not refuted or proved as expected; ``--emit-hazard-vectors`` writes their vectors.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from session_toolset_model.profiles import DEFAULT_PROFILE, PROFILES
 
+from .hazards import Result as HazardResult
+from .hazards import UnderProfile, check_all, under_profiles
+from .hazards.report import profiles_json, profiles_text
+from .hazards.report import text as hazard_text
+from .hazards.report import to_json as hazard_json
+from .hazards.vectors import hazard_vectors
 from .report import counterexample_vectors, report_variants, run
 from .vectors import replay, write
 
@@ -70,6 +80,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--quiet", action="store_true", help="print only unexpected results and the summary"
     )
+    p.add_argument(
+        "--hazards",
+        action="store_true",
+        help="also check the hazards: properties SPEC.md does not promise, each with a minimal "
+        "trace (docs/spec-authors.md)",
+    )
+    p.add_argument(
+        "--emit-hazard-vectors",
+        type=Path,
+        metavar="DIR",
+        help="write every hazard's trace as a PROTOCOL.md vector file into DIR (implies --hazards)",
+    )
     return p
 
 
@@ -80,6 +102,30 @@ def _write(path: Path, text: str) -> bool:
         print(f"session-toolset prove: cannot write {path}: {err.strerror}", file=sys.stderr)
         return False
     return True
+
+
+def _hazards(
+    args: argparse.Namespace, profiles: list[str]
+) -> tuple[list[HazardResult], dict[str, Any]] | None:
+    """Check and print the hazards when asked (``--hazards`` / ``--emit-hazard-vectors``),
+    re-checked under every other selected profile; returns the results and their JSON."""
+    if not (args.hazards or args.emit_hazard_vectors):
+        return None
+    results = check_all()
+    print(hazard_text(results, only_unexpected=args.quiet))
+    matrix = under_profiles([p for p in profiles if p != DEFAULT_PROFILE])
+    table = profiles_text(results, matrix)
+    if table and not args.quiet:
+        print(table)
+    doc = hazard_json(results)
+    if matrix:
+        doc["profiles"] = profiles_json(results, matrix)
+    doc["ok"] = _hazards_ok(results, matrix)
+    return results, doc
+
+
+def _hazards_ok(results: list[HazardResult], matrix: dict[str, list[UnderProfile]]) -> bool:
+    return all(r.passed for r in results) and all(u.sound for us in matrix.values() for u in us)
 
 
 def main(argv: list[str]) -> int:
@@ -96,11 +142,28 @@ def main(argv: list[str]) -> int:
     if table:
         print(table)
     print(report.summary())
-    if args.json and not _write(args.json, report.to_json()):
-        return 2
+    hazards = _hazards(args, profiles)
+    if args.json:
+        doc = json.loads(report.to_json())
+        if hazards is not None:
+            doc["hazards"] = hazards[1]
+            doc["ok"] = doc["ok"] and hazards[1]["ok"]
+        if not _write(args.json, json.dumps(doc, indent=1)):
+            return 2
     if args.junit and not _write(args.junit, report.to_junit()):
         return 2
-    ok = report.ok
+    ok = report.ok and (hazards is None or bool(hazards[1]["ok"]))
+    if args.emit_hazard_vectors and hazards is not None:
+        try:
+            written = write(hazard_vectors(hazards[0]), args.emit_hazard_vectors)
+        except OSError as err:
+            print(
+                f"session-toolset prove: cannot write vectors to {args.emit_hazard_vectors}: "
+                f"{err.strerror}",
+                file=sys.stderr,
+            )
+            return 2
+        print(f"{len(written)} hazard vectors written to {args.emit_hazard_vectors}")
     if args.emit_vectors:
         docs = counterexample_vectors(report)
         try:

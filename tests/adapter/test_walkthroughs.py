@@ -17,6 +17,8 @@ from adapter.adapter_support import (
 )
 from session_toolset.adapter import World
 
+pytestmark = pytest.mark.spec("2", "3", "4", "5")
+
 NAMES = walkthrough_names()
 
 

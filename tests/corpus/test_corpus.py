@@ -24,6 +24,8 @@ from session_toolset_harness.corpus.__main__ import main as corpus_main
 from session_toolset_harness.corpus.build import DEFAULT_OUT, FOREIGN_DIRS, all_vectors, check
 from session_toolset_harness.corpus.replay import Handle, run_all, run_vector
 
+pytestmark = pytest.mark.spec("all")
+
 Obj = dict[str, Any]
 REFERENCE_DIGESTS = DEFAULT_OUT.parent / "reference" / "digest.json"
 

@@ -8,6 +8,8 @@ import pytest
 from session_toolset_harness.conform.cli import main as conform_main
 from session_toolset_harness.explore import coverage, golden
 
+pytestmark = pytest.mark.spec("2", "3", "4", "5")
+
 
 def test_golden_vectors_are_up_to_date(capsys: pytest.CaptureFixture[str]) -> None:
     assert golden.main(["check"]) == 0, capsys.readouterr().err

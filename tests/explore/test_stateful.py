@@ -9,6 +9,8 @@ from session_toolset_harness.explore import condition_gate, coverage, pools
 from session_toolset_harness.explore.run import explore, explore_rounds, profile_from_env
 from session_toolset_harness.explore.sut import AdapterSut, InProcessSut, reference_adapter_argv
 
+pytestmark = pytest.mark.spec("2", "3", "4", "5", "6")
+
 
 def test_reference_implementation_agrees_with_the_model() -> None:
     name, profile = profile_from_env()

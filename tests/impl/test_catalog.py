@@ -12,6 +12,8 @@ from session_toolset.errors import (
     CatalogGenerationOverflow,
 )
 
+pytestmark = pytest.mark.spec("2", "6.no-partial-mutation", "6.counters")
+
 MAX = 2**64 - 1
 
 

@@ -46,6 +46,8 @@ from session_toolset import (
 )
 from session_toolset.errors import SessionToolsetError
 
+pytestmark = pytest.mark.spec("1.1", "1.2", "1.3", "1.5", "2", "3", "4", "5")
+
 BASH = ToolId.builtin("bash")
 LOOKUP = ToolId.mcp("srv", "lookup")
 DYN = ToolId.unclassified("dyn")

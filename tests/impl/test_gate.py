@@ -48,6 +48,8 @@ from session_toolset.errors import (
     ToolAuthorizationError,
 )
 
+pytestmark = pytest.mark.spec("4", "6.drift-denial", "6.no-partial-mutation")
+
 BASH = ToolId.builtin("bash")
 LOOKUP = ToolId.mcp("srv", "lookup")
 FETCH = ToolId.mcp("srv", "fetch")

@@ -9,6 +9,8 @@ import pytest
 from session_toolset import GENERATION_MAX, CatalogGeneration
 from session_toolset.errors import CatalogGenerationOverflow
 
+pytestmark = pytest.mark.spec("1.3", "6.counters")
+
 MAX = 2**64 - 1
 
 

@@ -21,6 +21,8 @@ from session_toolset.errors import (
     ActivationGrantOversizedSessionId,
 )
 
+pytestmark = pytest.mark.spec("1.5")
+
 TOOL = ToolId.parse("mcp.srv:lookup")
 GEN = CatalogGeneration(5)
 DIGEST = SchemaDigest.of({"type": "object"})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from impl.impl_support import (
     CountingFactory,
     builtin,
@@ -38,6 +40,8 @@ from session_toolset.errors import (
     IssuanceUnknownTool,
     IssuanceUntrustedSource,
 )
+
+pytestmark = pytest.mark.spec("5", "6.atomic-batches", "6.no-partial-mutation")
 
 BASH = ToolId.builtin("bash")
 LOOKUP = ToolId.mcp("srv", "lookup")

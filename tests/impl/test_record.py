@@ -16,6 +16,8 @@ from session_toolset import (
     ToolId,
 )
 
+pytestmark = pytest.mark.spec("2")
+
 BASH = ToolId.builtin("bash")
 
 

@@ -20,6 +20,8 @@ from session_toolset import (
 )
 from session_toolset.errors import AuthorizationUnknownTool
 
+pytestmark = pytest.mark.spec("4")
+
 
 def _tid(n: int) -> ToolId:
     return ToolId.parse(f"t:tool{n:04d}")

@@ -12,6 +12,8 @@ from session_toolset.errors import (
     SessionIdOversized,
 )
 
+pytestmark = pytest.mark.spec("1.2")
+
 
 def _error(raw: str) -> SessionIdError:
     with pytest.raises(SessionIdError) as info:

@@ -25,6 +25,8 @@ from session_toolset.errors import (
     ToolAuthorizationError,
 )
 
+pytestmark = pytest.mark.spec("5")
+
 THREADS = 8
 ITERATIONS = 400
 TOOLS = [ToolId.mcp("srv", f"t{i}") for i in range(12)]

@@ -25,6 +25,8 @@ from session_toolset import (
 from session_toolset.record import CapabilityRecord
 from session_toolset.tool_id import ToolId
 
+pytestmark = pytest.mark.spec("2")
+
 SOURCES: list[CapabilitySource] = [
     BuiltinSource(),
     ExtensionSource("e1", "t"),

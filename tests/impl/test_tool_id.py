@@ -21,6 +21,8 @@ from session_toolset.errors import (
     ToolIdOversized,
 )
 
+pytestmark = pytest.mark.spec("1.1")
+
 # --- an independent model of SPEC.md's encoding rule -----------------------------------------
 
 _CANON = re.compile(r"[a-z0-9][a-z0-9_.-]*")

@@ -51,6 +51,8 @@ from session_toolset.errors import (
     UnknownCoreTool,
 )
 
+pytestmark = pytest.mark.spec("3", "6")
+
 BASH = ToolId.builtin("bash")
 READ = ToolId.builtin("read")
 LOOKUP = ToolId.mcp("srv", "lookup")

@@ -21,6 +21,8 @@ from session_toolset_model.profiles import Variant
 from session_toolset_model.state import State
 from session_toolset_model.values import PROGRESSIVE_CORE, Provenance, Source
 
+pytestmark = pytest.mark.spec("2", "3", "4", "5")
+
 TOOLS = ["builtin:bash", "builtin:read", "mcp.srv-a:t0", "mcp.srv-a:t1"]
 SESSIONS = ["s-1", "s-2"]
 DIGESTS = ["d0", "d1"]

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from session_toolset_model.concrete import Grant
 from session_toolset_model.oracle import Oracle
 from session_toolset_model.values import Provenance, Source
+
+pytestmark = pytest.mark.spec("2", "3", "4", "5")
 
 BR = Provenance("builtin_runtime")
 MCP_A = Provenance("mcp_config", "srv-a")

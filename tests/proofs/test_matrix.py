@@ -10,6 +10,8 @@ from session_toolset_proofs.obligations import OBLIGATIONS
 from session_toolset_proofs.report import Report, jobs, partition, run
 from session_toolset_proofs.solve import check
 
+pytestmark = pytest.mark.spec("6")
+
 BY_NAME = {ob.name: ob for ob in OBLIGATIONS}
 
 

@@ -11,6 +11,8 @@ from session_toolset_proofs.search import find
 
 from session_toolset_harness.conform.codes import UNREACHABLE
 
+pytestmark = pytest.mark.spec("2", "3", "4", "5")
+
 BY_NAME = {ob.name: ob for ob in OBLIGATIONS}
 
 

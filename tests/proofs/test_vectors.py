@@ -21,6 +21,8 @@ from session_toolset_harness.conform.matcher import first_difference
 from session_toolset_harness.conform.validate import validate_all
 from session_toolset_harness.conform.vectors import discover
 
+pytestmark = pytest.mark.spec("6")
+
 Emitted = tuple[Path, list[dict[str, Any]], list[Variant]]
 
 

@@ -41,6 +41,8 @@ from session_toolset.errors import ActivationUnknownTool, BulkGrant, HostBulk, S
 from session_toolset.json_value import JsonInputError, validate_json_value
 from session_toolset.shared import SharedSessionToolSet
 
+pytestmark = pytest.mark.spec("1.4", "1.5", "3", "5")
+
 REFERENCE = Path(session_toolset_harness.__file__).resolve().parent / "reference" / "digest.json"
 ROWS: list[dict[str, Any]] = json.loads(REFERENCE.read_text(encoding="utf-8"))["rows"]
 

@@ -1,8 +1,9 @@
 """``session-toolset conform``: command-line front end of the conformance runner.
 
 ``main(argv)`` never raises and never prints a traceback: usage problems (bad flags, unreadable
-files, an adapter that cannot start) are one line on stderr and exit status 2; a run where any
-vector failed or errored exits 1; only a clean run exits 0.
+files, an adapter that cannot start) are one line on stderr and exit status 2 — so is a vector
+file that cannot be used, though only after the other vectors ran (it is listed as errored); a
+run where any vector failed or errored exits 1; only a clean run exits 0.
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
         description="Run PROTOCOL.md conformance vectors against an adapter command.",
-        epilog="Exit status: 0 nothing unexpected, 1 a vector failed or errored, 2 usage error.",
+        epilog="Exit status: 0 nothing unexpected, 1 a vector failed or errored, 2 usage error or "
+        "an unusable vector file.",
     )
     parser.add_argument(
         "--adapter",

@@ -104,6 +104,16 @@ GATE_DENIAL_PREFIX: Final = "ToolAuthorizationError."
 GATE_MESSAGE_LIMIT_BYTES: Final = 512
 
 
+FIELD_ERROR_FAMILIES: Final = ("ToolIdError.", "SessionIdError.", "ActivationGrantError.")
+"""Codes a request field's boundary parsing answers (PROTOCOL.md): with ``Protocol``, the *field
+errors*, which precede every operation error."""
+
+
+def is_field_error(code: str) -> bool:
+    """True for ``Protocol`` and the boundary-parsing codes of request fields."""
+    return code == PROTOCOL_CODE or code.startswith(FIELD_ERROR_FAMILIES)
+
+
 def is_known(code: str) -> bool:
     """True for a code this module lists (reachable or not)."""
     return code in _KNOWN_SET

@@ -1,10 +1,12 @@
 """``conform --validate``: check vector files without running any adapter.
 
 Each file is validated against vector.schema.json, then each step's ``send`` against
-request.schema.json — except steps that expect ``"error": "Protocol"``, because hostile vectors
-send invalid requests on purpose, and ``send_line`` / ``send_hex`` steps, which exist to say what
-a request object cannot (their shape is checked: exactly one of the three keys, no newline, UTF-8
-encodable text, pairs of hex digits) — and each ``expect.error`` must be a code SPEC.md names (a
+request.schema.json — except steps that expect a field error (``Protocol``, or a ``ToolIdError``,
+``SessionIdError`` or ``ActivationGrantError`` code), because hostile vectors send invalid requests
+on purpose and field-order vectors pair a failing field with a later wrong-typed one, and
+``send_line`` / ``send_hex`` steps, which exist to say what a request object cannot (their shape is
+checked: exactly one of the three keys, no newline, UTF-8 encodable text, pairs of hex digits) —
+and each ``expect.error`` must be a code SPEC.md names (a
 typo there would make a vector fail against every implementation). Vector ids must be unique.
 """
 
@@ -62,7 +64,7 @@ def _step_problems(document: dict[str, object]) -> list[str]:
         error = expect.get("error")
         if isinstance(error, str) and not codes.is_known(error):
             problems.append(f"$.steps[{index}].expect.error: unknown error code {error!r}")
-        if error == codes.PROTOCOL_CODE or isinstance(send, RawLine):
+        if (isinstance(error, str) and codes.is_field_error(error)) or isinstance(send, RawLine):
             continue
         for found in schemas.validate_request(send):
             problems.append(f"{where}{found.path[1:]}: {found.message}")

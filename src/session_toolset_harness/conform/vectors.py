@@ -4,10 +4,11 @@ A vector file is ``{"protocol": 1, "id", "description", "tags", "steps": [{"send
 instead of ``send`` a step may carry ``send_line`` (the exact line text, sent as UTF-8) or
 ``send_hex`` (the exact bytes), exactly one of the three (PROTOCOL.md, Vectors).
 Paths named on the command line are always treated as vectors, so a broken one is reported as
-errored. Directories are scanned recursively for ``*.json`` in sorted order; there a JSON file
-whose top level is not an object with ``"steps"`` or ``"protocol"`` is *not a vector file* (the
-shared ``digest.json`` sits next to the recorded walkthroughs) and is reported as skipped with
-that reason rather than as an error. A file that is not even valid JSON is always an error.
+errored (and the CLI then exits 2: a bad input file). Directories are scanned recursively for
+``*.json`` in sorted order; there a JSON file whose top level is not an object with ``"steps"``
+or ``"protocol"`` is *not a vector file* (the shared ``digest.json`` sits next to the recorded
+walkthroughs) and is reported as skipped with that reason rather than as an error. A file that
+is not even valid JSON is always an error.
 
 Loading never raises: every problem becomes a ``LoadProblem`` the runner reports per file.
 """

@@ -12,11 +12,13 @@ from session_toolset_harness.corpus.groups import (
     catalog,
     digest,
     edges,
+    fields,
     gate,
     host,
     identity,
     invariants,
     lifecycle,
+    lines,
     protocol,
     resolve,
     sets,
@@ -29,11 +31,15 @@ DEFAULT_OUT = Path(__file__).resolve().parent.parent / "vectors"
 #: the original implementation, ``model`` is generated from the model by
 #: ``python -m session_toolset_harness.explore.golden build`` (which checks it in turn), and
 #: ``model-cex`` holds the proofs' counterexamples, written by ``session-toolset prove
-#: --all-profiles --emit-vectors`` (checked by ``tests/proofs/test_vectors.py``).
-FOREIGN_DIRS = frozenset({"original", "model", "model-cex"})
+#: --all-profiles --emit-vectors`` (checked by ``tests/proofs/test_vectors.py``), and ``hazards``
+#: the hazards' traces, written by ``session-toolset prove --hazards --emit-hazard-vectors``
+#: (checked by ``tests/proofs/test_hazards.py``).
+FOREIGN_DIRS = frozenset({"original", "model", "model-cex", "hazards"})
 
 _MODULES = (
     protocol,
+    lines,
+    fields,
     identity,
     digest,
     edges,

@@ -2,7 +2,9 @@
 
 A :class:`Vector` starts with ``hello`` and ``reset`` (PROTOCOL.md, World) and grows one step per
 call: ``v.ok(op, expect, **request)`` expects success with the given reply fields,
-``v.fail(op, code, payload, **request)`` expects a typed rejection with that code and payload.
+``v.fail(op, code, payload, **request)`` expects a typed rejection with that code and payload;
+``v.line(text, expect)`` and ``v.raw(data, expect)`` send an exact line (PROTOCOL.md ``send_line``
+/ ``send_hex``) for what a request object cannot say.
 Nothing here ever looks at message wording or at fields SPEC.md leaves open.
 """
 
@@ -15,6 +17,13 @@ Json: TypeAlias = Any
 Obj: TypeAlias = dict[str, Any]
 
 PROTOCOL_VERSION = 1
+
+#: SPEC.md 1.4: the tag of a vector whose expectation depends on a number literal the original
+#: implementation's JSON parser mishandles (``tests/corpus/test_declared_differences.py`` finds
+#: them), so a runner can set it apart with ``--exclude-tag declared-difference``.
+DECLARED_DIFFERENCE = "declared-difference"
+
+PROTOCOL_ERROR: Obj = {"ok": False, "error": "Protocol"}
 
 
 class Vector:
@@ -54,7 +63,19 @@ class Vector:
 
     def protocol(self, request: Obj) -> Vector:
         """A malformed request: ``Protocol`` error (sent exactly as given)."""
-        return self.step(request, {"ok": False, "error": "Protocol"})
+        return self.step(request, dict(PROTOCOL_ERROR))
+
+    def line(self, text: str, expect: Obj | None = None) -> Vector:
+        """Send ``text`` as the exact request line (``send_line``); default expect: Protocol."""
+        assert "\n" not in text, text
+        self.steps.append({"send_line": text, "expect": dict(expect or PROTOCOL_ERROR)})
+        return self
+
+    def raw(self, data: bytes, expect: Obj | None = None) -> Vector:
+        """Send ``data`` as the exact line bytes (``send_hex``); default expect: Protocol."""
+        assert b"\n" not in data, data
+        self.steps.append({"send_hex": data.hex(), "expect": dict(expect or PROTOCOL_ERROR)})
+        return self
 
     def to_json(self) -> Obj:
         return {

@@ -8,10 +8,13 @@ from session_toolset_harness.corpus.dsl import (
     Obj,
     Rec,
     Vector,
+    exact_basis,
     insert,
     issue,
+    p_mcp,
     snapshot,
     src_builtin,
+    src_mcp,
     state,
 )
 from session_toolset_harness.corpus.groups.common import (
@@ -399,5 +402,215 @@ def _hostile_names() -> Vector:
     return v
 
 
+# --- the adapter's own bad-input cases (formerly tests/adapter/test_protocol_errors.py) ---------
+
+M_BASH = Rec(src_builtin("bash"), P_BUILTIN, {"type": "object"}, runtime_name="bash")
+M_LOOKUP = Rec(src_mcp("srv", "lookup"), p_mcp("srv"), {"type": "object", "n": 1})
+M_FETCH = Rec(src_mcp("srv", "fetch"), p_mcp("srv"), {})
+
+
+def _populated(v: Vector) -> Vector:
+    """Records, two sets, two grants, an activation and one counted authorization."""
+    for generation, rec in enumerate([M_BASH, M_LOOKUP, M_FETCH], 1):
+        insert(v, rec, generation)
+    v.ok("set_new", name="A", session="s1", core=[M_BASH.id])
+    v.ok("set_progressive_core", name="P", session="s2")
+    issue(v, "g1", "s1", M_LOOKUP, 3)
+    issue(v, "g2", "s1", M_FETCH, 3)
+    v.ok("activate", set="A", grant="g1")
+    return v.ok(
+        "authorize", {"tool": M_LOOKUP.id, "basis": exact_basis(3)}, set="A", tool=M_LOOKUP.id
+    )
+
+
+def _populated_unchanged(v: Vector, generation: int = 3) -> Vector:
+    """Everything _populated built is still there, exactly; then g2 still activates."""
+    state(v, generation, [M_BASH, M_FETCH, M_LOOKUP])
+    snapshot(v, "A", "s1", 3, 1, [M_BASH], [(M_LOOKUP, 3)])
+    v.ok("snapshot", {"session": "s2", "activated": []}, set="P")
+    v.ok("factory_calls", {"calls": 1}, tool=M_LOOKUP.id)
+    v.ok("factory_calls", {"calls": 0}, tool=M_BASH.id)
+    v.protocol({"op": "snapshot", "set": "N"})
+    return v
+
+
+def _adapter_malformed() -> Vector:
+    v = Vector(
+        "protocol/bad-lines-change-nothing",
+        "Every kind of bad request line - not UTF-8, not JSON, not an object, no or unknown op, "
+        "a missing or wrong-typed field, an unknown set, grant, kind or authority - answers one "
+        "Protocol reply and leaves a populated world (records, sets, grants, an activation, "
+        "factory counters) exactly as it was.",
+        ("protocol", "no-partial-mutation", "raw-line"),
+    )
+    _populated(v)
+    for data in [b"\xff\xfe\x80", '{"op":"hello","x":"\u00e9'.encode()[:-1] + b'"}']:
+        v.raw(data)
+    for text in ["{not json", '{"op":"hello"} x', '["op","hello"]', "42", '"hello"', "null"]:
+        v.line(text)
+    for text in ["", "   ", "{}", '{"op": 5}', '{"op": "launch_missiles"}']:
+        v.line(text)
+    v.line('{"op": "catalog_set_generation", "value": 1.0}')
+    v.line(
+        '{"op":"forge_grant","name":"f","session":"s1","tool":"mcp.srv:lookup",'
+        '"generation":2.0,"digest":"00"}'
+    )
+    source_zz = {"kind": "builtin", "name": "zz"}
+    bad: list[Obj] = [
+        {"op": "activate", "set": "A"},
+        {"op": "snapshot"},
+        {"op": "catalog_set_generation", "value": True},
+        {"op": "catalog_rebase_past", "prior": "3"},
+        {"op": "catalog_set_generation", "value": -1},
+        {"op": "catalog_set_generation", "value": 2**64},
+        {"op": "rebuild", "set": "A", "into": "N", "progressive": 1},
+        {"op": "rebuild", "set": "A", "into": "A", "progressive": "yes"},
+        {"op": "activate_many", "set": "A", "grants": "g2"},
+        {"op": "activate_many", "set": "A", "grants": ["g2", 3]},
+        {"op": "snapshot", "set": "nope"},
+        {"op": "activate", "set": "A", "grant": "nope"},
+        {"op": "activate_many", "set": "A", "grants": ["g2", "x"]},
+        {"op": "revoke", "set": "nope", "tool": M_LOOKUP.id},
+        {"op": "activate_model", "set": "A", "authority": "confirmed", "tools": []},
+        {"op": "authorize", "set": "A", "tool": 7},
+        {"op": "set_new", "name": "N", "session": "s", "core": M_BASH.id},
+        {"op": "catalog_insert", "source": {"kind": "?"}, "provenance": P_BUILTIN, "schema": {}},
+        {
+            "op": "catalog_insert",
+            "source": {"kind": "mcp", "server_id": "srv"},
+            "provenance": p_mcp("srv"),
+            "schema": {},
+        },
+        {
+            "op": "catalog_insert",
+            "source": source_zz,
+            "provenance": {"kind": "trusted"},
+            "schema": {},
+        },
+        {
+            "op": "catalog_insert",
+            "source": source_zz,
+            "provenance": P_BUILTIN,
+            "schema": {},
+            "tags": "x",
+        },
+        {"op": "catalog_insert", "source": source_zz},
+        {"op": "route", "set": None, "into": "N"},
+        {"op": "route", "set": "nope", "into": "N", "fallback_session": "s"},
+        {"op": "carry_forward_enabled", "env": 0},
+        {"op": "resolve", "wire_name": None},
+        {"op": "catalog_remove", "id": [M_LOOKUP.id]},
+    ]
+    for request in bad:
+        v.protocol(request)
+    _populated_unchanged(v)
+    return v.ok("activate", set="A", grant="g2")
+
+
+def _adapter_rejections() -> Vector:
+    v = Vector(
+        "protocol/rejections-change-nothing",
+        "Field errors (each before the operation error the request would otherwise meet) and "
+        "typed operation rejections, up to generation exhaustion, leave a populated world "
+        "exactly as it was.",
+        ("protocol", "no-partial-mutation", "field-errors"),
+    )
+    _populated(v)
+    s1 = {"name": "g9", "session": "s1"}
+    forge = {"name": "g9", "tool": "a:b", "generation": 0, "digest": ""}
+    unauthorized = {"set": "A", "authority": "unauthorized"}
+    field_errors: list[tuple[str, str, Obj]] = [
+        ("activate_model", "ToolIdError.InvalidNamespace", {**unauthorized, "tools": ["Bad:x"]}),
+        ("activate_model", "ToolIdError.Empty", {**unauthorized, "tools": [""]}),
+        ("activate_model", "Protocol", {**unauthorized, "set": "nope", "tools": []}),
+        ("issue_grant", "SessionIdError.Empty", {**s1, "session": "", "tool": "x:y"}),
+        ("issue_grant", "ToolIdError.InvalidName", {**s1, "tool": "mcp.srv:x:y"}),
+        ("forge_grant", "ActivationGrantError.EmptySessionId", {**forge, "session": ""}),
+        (
+            "forge_grant",
+            "ActivationGrantError.ControlCharacterSessionId",
+            {**forge, "session": "s\n"},
+        ),
+        (
+            "route",
+            "SessionIdError.ControlCharacters",
+            {"set": "A", "into": "R", "fallback_session": "\u0000"},
+        ),
+        (
+            "set_new",
+            "ToolIdError.MissingNamespace",
+            {"name": "N", "session": "s", "core": [M_BASH.id, "nocolon"]},
+        ),
+        ("revoke", "ToolIdError.InvalidNamespace", {"set": "A", "tool": "A:b"}),
+        ("catalog_upsert", "ToolIdError.Empty", {"replaced": "", "source": src_builtin("x")}),
+        (
+            "catalog_insert",
+            "ToolIdError.Oversized",
+            {"id": "a" * 201, "source": src_builtin("x"), "provenance": P_BUILTIN, "schema": {}},
+        ),
+        ("session_id_parse", "SessionIdError.Oversized", {"raw": "x" * 300}),
+    ]
+    for op, code, fields in field_errors:
+        v.fail(op, code, **fields)
+    v.fail(
+        "activate", "ActivationError.AlreadyActivated", {"tool": M_LOOKUP.id}, set="A", grant="g1"
+    )
+    v.fail(
+        "activate_many",
+        "BulkActivationError.Grant.AlreadyActivated",
+        {"tool": M_LOOKUP.id},
+        set="A",
+        grants=["g2", "g1"],
+    )
+    v.fail("activate_model", "HostActivationError.ConfirmationRequired", **unauthorized, tools=[])
+    v.fail("revoke", "ExactRevocationError.CoreTool", {"tool": M_BASH.id}, set="A", tool=M_BASH.id)
+    v.fail(
+        "authorize",
+        "ToolAuthorizationError.NotActivated",
+        {"tool": M_FETCH.id},
+        set="A",
+        tool=M_FETCH.id,
+    )
+    wide = "\u00e9" * 40000
+    unknown = {"wire_name": "\u00e9" * 64}
+    v.fail("authorize_wire", "ToolAuthorizationError.UnknownTool", unknown, set="A", wire_name=wide)
+    v.fail("resolve", "ToolAuthorizationError.UnknownTool", unknown, wire_name=wide)
+    v.fail(
+        "set_new",
+        "SessionToolSetError.UnknownCoreTool",
+        {"tool": "builtin:nope"},
+        name="A",
+        session="s9",
+        core=["builtin:nope"],
+    )
+    v.fail(
+        "catalog_insert",
+        "CatalogError.DuplicateToolId",
+        {"tool": M_BASH.id},
+        source=M_BASH.source,
+        provenance=P_BUILTIN,
+        schema={"other": True},
+    )
+    _populated_unchanged(v)
+    v.ok("catalog_set_generation", {"generation": U64_MAX}, value=U64_MAX)
+    v.fail(
+        "catalog_insert",
+        "CatalogError.GenerationExhausted",
+        source=src_builtin("zz"),
+        provenance=P_BUILTIN,
+        schema={},
+    )
+    v.fail("catalog_rebase_past", "CatalogGenerationOverflow", prior=0)
+    return _populated_unchanged(v, U64_MAX)
+
+
 def vectors() -> list[Vector]:
-    return [_hello_reset(), _malformed(), _u64_fields(), _field_first(), _hostile_names()]
+    return [
+        _hello_reset(),
+        _malformed(),
+        _u64_fields(),
+        _field_first(),
+        _hostile_names(),
+        _adapter_malformed(),
+        _adapter_rejections(),
+    ]

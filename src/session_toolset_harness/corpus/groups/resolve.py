@@ -94,6 +94,43 @@ def _ordering() -> Vector:
     return v
 
 
+def _runtime_name_ties() -> Vector:
+    v = Vector(
+        f"{G}/runtime-name-ties",
+        "Several live tools may share a runtime name (SPEC.md 4): when no alias matches, a wire "
+        "name equal to it resolves to the first of them in alias order - a builtin-sourced one "
+        "first, then the smallest ToolId, whatever the insertion order - and authorize_wire "
+        "authorizes exactly that tool; removing it hands the name to the next in that order.",
+        ("resolve", "aliases"),
+    )
+    # "srv.t" holds an unsafe '.', so no alias equals it: the runtime-name rule decides
+    m_z = Rec(src_mcp("z", "t"), p_mcp("z"), {"t": 1}, runtime_name="srv.t")
+    e_q = Rec(src_ext("q", "t"), p_ext("q"), {"t": 2}, runtime_name="srv.t")
+    b_x = Rec(src_builtin("x"), P_BUILTIN, {"t": 3}, runtime_name="srv.t")
+    p_a = Rec(src_plugin("a", "t"), p_plugin("a"), {"t": 4}, runtime_name="srv.t")
+    for generation, rec in enumerate([m_z, e_q, b_x, p_a], 1):
+        insert(v, rec, generation)
+    # alias order: the builtin, then ext.q:t < mcp.z:t < plugin.a:t (ToolId byte order)
+    _resolved(v, "srv.t", b_x)
+    for alias, rec in [("srv_t", b_x), ("srv_t_2", e_q), ("srv_t_3", m_z), ("srv_t_4", p_a)]:
+        _resolved(v, alias, rec)
+    v.ok("set_new", name="A", session="s-a", core=[b_x.id, e_q.id, m_z.id])
+    v.ok("authorize_wire", {"tool": b_x.id, "basis": core_basis()}, set="A", wire_name="srv.t")
+    v.ok("catalog_remove", {"removed": True, "generation": 5}, id=b_x.id)
+    _resolved(v, "srv.t", e_q)
+    _resolved(v, "srv_t", e_q)
+    v.ok("set_new", name="B", session="s-b", core=[e_q.id, m_z.id])
+    v.ok("authorize_wire", {"tool": e_q.id, "basis": core_basis()}, set="B", wire_name="srv.t")
+    v.ok("catalog_remove", {"removed": True, "generation": 6}, id=e_q.id)
+    _resolved(v, "srv.t", m_z)
+    b_y = Rec(src_builtin("y"), P_BUILTIN, {"t": 5}, runtime_name="srv.t")
+    insert(v, b_y, 7)
+    _resolved(v, "srv.t", b_y)
+    v.ok("factory_calls", {"calls": 1}, tool=b_x.id)
+    v.ok("factory_calls", {"calls": 1}, tool=e_q.id)
+    return v.ok("factory_calls", {"calls": 0}, tool=m_z.id)
+
+
 def _cut() -> Vector:
     v = Vector(
         f"{G}/alias-64-byte-cut",
@@ -203,4 +240,11 @@ def _authorize_wire() -> Vector:
 
 
 def vectors() -> list[Vector]:
-    return [_collisions(), _ordering(), _cut(), _wire_bounds(), _authorize_wire()]
+    return [
+        _collisions(),
+        _ordering(),
+        _runtime_name_ties(),
+        _cut(),
+        _wire_bounds(),
+        _authorize_wire(),
+    ]

@@ -1,0 +1,138 @@
+"""SPEC.md 1.4 declared differences: a vector whose expectation depends on a number literal the
+original's JSON parser mishandles carries the tag ``declared-difference`` — and no other vector
+does, so ``conform --exclude-tag declared-difference`` sets aside exactly those.
+
+"Mishandles" is decided by :mod:`serde_model`, a description of the original's number reader that
+is checked here first against everything the original recorded (reference/digest.json).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from corpus import serde_model
+from session_toolset.json_value import JsonInputError, parse_json
+from session_toolset_harness.conform.jsonio import encode_line
+from session_toolset_harness.conform.vectors import read_send
+from session_toolset_harness.corpus import spec
+from session_toolset_harness.corpus.build import DEFAULT_OUT
+from session_toolset_harness.corpus.dsl import DECLARED_DIFFERENCE
+
+pytestmark = pytest.mark.spec("1.4")
+
+REFERENCE = json.loads(
+    (DEFAULT_OUT.parent / "reference" / "digest.json").read_text(encoding="utf-8")
+)
+
+
+def _original(text: str) -> Any:
+    """``text`` read the way the original reads numbers (other JSON rules as Python's)."""
+    return json.loads(text, parse_int=serde_model.parse, parse_float=serde_model.parse)
+
+
+def _label(row: dict[str, Any]) -> str:
+    return str(row.get("label", row.get("note")))[:60]
+
+
+@pytest.mark.parametrize("row", REFERENCE["rows"] + REFERENCE["notes"], ids=_label)
+def test_the_model_gives_every_digest_the_original_recorded(row: dict[str, Any]) -> None:
+    assert spec.digest(_original(row["schema_json"])) == row["digest"]
+
+
+def test_the_notes_really_are_mishandled_literals() -> None:
+    # the notes whose rounding differs: the reference (correct rounding) gets another digest
+    rounding = [n for n in REFERENCE["notes"] if "correctly_rounded_number_texts" in n]
+    assert len(rounding) >= 2
+    for note in rounding:
+        assert spec.digest(parse_json(note["schema_json"])) != note["digest"], note["note"]
+
+
+def test_the_model_overflows_where_the_original_refused_a_number() -> None:
+    overflows = [r for r in REFERENCE["rejected"] if "out of range" in r["serde_error"]]
+    assert {r["schema_json"] for r in overflows} >= {"1e400", "1.7976931348623158e308"}
+    for row in overflows:
+        with pytest.raises(serde_model.OutOfRange):
+            _original(row["schema_json"])
+    # ... while the exact decimal of the largest double is in range (SPEC.md 1.4)
+    assert parse_json(str(int(1.7976931348623157e308))) == 1.7976931348623157e308
+
+
+def _same(left: object, right: object) -> bool:
+    if type(left) is not type(right):
+        return False
+    if isinstance(left, float) and isinstance(right, float):
+        return left == right and math.copysign(1, left) == math.copysign(1, right)
+    return left == right
+
+
+def mishandled(literal: str) -> bool:
+    """True when the original reads ``literal`` otherwise than SPEC.md 1.4 (and the reference)."""
+    try:
+        correct: object = parse_json(literal)
+    except JsonInputError:
+        correct = JsonInputError
+    try:
+        original: object = serde_model.parse(literal)
+    except serde_model.OutOfRange:
+        original = JsonInputError
+    return not _same(correct, original)
+
+
+def _literals(line: bytes) -> list[str]:
+    found: list[str] = []
+
+    def keep(text: str) -> int:
+        found.append(text)
+        return 0
+
+    # a line that is not UTF-8 or not JSON: no literal of it reaches a number reader
+    with contextlib.suppress(ValueError):
+        json.loads(
+            line.decode("utf-8"), parse_int=keep, parse_float=keep, parse_constant=lambda _: None
+        )
+    return found
+
+
+def _documents() -> list[dict[str, Any]]:
+    found = []
+    for path in sorted(Path(DEFAULT_OUT).rglob("*.json")):
+        document = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(document, dict) and "steps" in document:
+            found.append(document)
+    return found
+
+
+def test_declared_difference_tags_exactly_the_vectors_with_a_mishandled_literal() -> None:
+    depends: set[str] = set()
+    for document in _documents():
+        for step in document["steps"]:
+            line = encode_line(read_send(step))  # the very line the runner sends
+            if any(mishandled(lit) for lit in _literals(line)):
+                depends.add(document["id"])
+    tagged = {d["id"] for d in _documents() if DECLARED_DIFFERENCE in d["tags"]}
+    assert "edges/finite-double-range" in depends
+    assert tagged == depends
+
+
+@pytest.mark.parametrize(
+    ("literal", "expected"),
+    [
+        ("9007199254740993.0", True),  # a note: two roundings
+        ("123456789012345680000.0", True),
+        (str(int(1.7976931348623157e308)), True),  # in range, yet the original overflows
+        ("1.7976931348623158e308", False),  # both refuse it
+        ("1e400", False),
+        ("1.5", False),
+        ("18446744073709551616", False),
+        ("-0", False),
+        ("1e-400", False),
+    ],
+)
+def test_mishandled(literal: str, expected: bool) -> None:
+    assert mishandled(literal) is expected
