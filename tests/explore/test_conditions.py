@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from session_toolset_model.conditions import ConditionTable, RecordingAlgebra, format_table
 from session_toolset_model.world import World
 from session_toolset_proofs.conditions import prove_unreachable
 
 from session_toolset_harness.explore import condition_gate
 from session_toolset_harness.independent import corpus_dir, replay
+
+pytestmark = pytest.mark.spec("2", "3", "4", "5")
 
 
 def _corpus_table(directory: Path | None = None) -> ConditionTable:

@@ -3,11 +3,14 @@ each of which is needed."""
 
 from __future__ import annotations
 
+import pytest
 from miniatures import mini_rebuild_ignores_trust
 
 from session_toolset_harness.explore.reduce import replay
 from session_toolset_harness.explore.run import explore
 from session_toolset_harness.explore.sut import InProcessSut
+
+pytestmark = pytest.mark.spec("3")
 
 
 def test_the_rebuild_bug_shrinks_to_a_handful_of_needed_requests() -> None:

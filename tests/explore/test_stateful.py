@@ -3,6 +3,7 @@ profile (``SESSION_TOOLSET_PROFILE``: dev, ci (default) or nightly)."""
 
 from __future__ import annotations
 
+import pytest
 from session_toolset_model.world import World
 
 from session_toolset_harness.explore import condition_gate, coverage, pools

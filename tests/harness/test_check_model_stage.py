@@ -15,6 +15,8 @@ import session_toolset_harness.conform.cli as conform_cli
 from session_toolset_harness import independent
 from session_toolset_harness.check import main
 
+pytestmark = pytest.mark.spec("6")
+
 
 def _passing_stage(argv: list[str]) -> int:
     Path(argv[argv.index("--json") + 1]).write_text("{}", encoding="utf-8")

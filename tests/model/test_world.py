@@ -17,6 +17,8 @@ from session_toolset_model.world.json_text import Malformed, parse_text
 
 from session_toolset_harness.independent import replay
 
+pytestmark = pytest.mark.spec("1.1", "1.2", "1.4", "1.5", "4")
+
 
 def _numbers(value: Any) -> list[str]:
     """Number texts in digest traversal order (objects by key bytes), written for the test."""

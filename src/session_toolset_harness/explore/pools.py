@@ -1,12 +1,11 @@
-"""Entity pools for model-based exploration: every value's validity is known by construction.
+"""Entity pools for model-based exploration: entities whose validity is known by construction.
 
-Identity parsing and source-aware id derivation are outside the model, so the explorer never
-asks the implementation what an id or a session is.  Instead it draws from pools whose expected
-behaviour was derived by hand from SPEC.md section 1: valid ToolIds with several
-(source, provenance) *flavors* each (trusted, untrusted, provenance-mismatched and coherent
-imposters), valid sessions, and hostile ids and sessions with the exact typed error SPEC.md
-names for them.  Schemas form a small pool whose digests are learnt from the system under test
-at the start of a run (see `bridge`), because SchemaDigest is checked by the digest vectors.
+Valid ToolIds with several (source, provenance) *flavors* each (trusted, untrusted,
+provenance-mismatched, coherent imposters, and a same-provenance pair of different source trust),
+valid sessions, and hostile ids and sessions with the exact typed error SPEC.md section 1 names,
+derived here by hand - a cross-check of the model's world, which computes the same codes itself
+(`tests/explore/test_stateful.py`).  Schemas form a small pool of rows of the shared digest
+reference.  Random identities beyond the pools come from `strategies`.
 """
 
 from __future__ import annotations
