@@ -516,7 +516,10 @@ class ExploreMachine(WholeProtocolRules, GenerationEdgeRules):
             self.step({"op": "catalog_rebase_past", "prior": 0})
         else:
             schema = pools.SCHEMAS.index(
-                next(x for x in pools.SCHEMAS if self.ctx.digests[pools.schema_key(x)] == digest)
+                next(
+                    (x for x in pools.SCHEMAS if self.ctx.digests[pools.schema_key(x)] == digest),
+                    pools.SCHEMAS[0],  # a record with a random schema (protocol_rules)
+                )
             )
             if change == "schema":
                 schema = (schema + 1) % len(pools.SCHEMAS)

@@ -16,6 +16,7 @@ import hypothesis.strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, rule
 from session_toolset_model.world import World
 from session_toolset_model.world.alias import aliases
+from session_toolset_model.world.fields import Fields, derived_id
 
 from ..conform.jsonio import RawLine
 from . import pools
@@ -316,6 +317,10 @@ class WholeProtocolRules(RuleBasedStateMachine):
             }
         if explicit:
             request["id"] = data.draw(RAW_TOOL_IDS, label="id")
+        # a pooled id stays the pooled rules' (their flavors and schemas): use another one
+        target = request.get("id", derived_id(Fields(request).source("source")))
+        if target in pools.TOOL_BY_ID:
+            request["id"] = "wild:" + target.replace(":", ".")
         if data.draw(st.booleans(), label="with runtime_name"):
             request["runtime_name"] = data.draw(RUNTIME_NAMES, label="runtime_name")
         if data.draw(st.booleans(), label="with summary/tags"):
