@@ -17,9 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 
-import miniatures  # noqa: E402
-from session_toolset_harness.explore.run import explore  # noqa: E402
-from session_toolset_harness.explore.sut import InProcessSut  # noqa: E402
+import miniatures
+
+from session_toolset_harness.explore.run import explore
+from session_toolset_harness.explore.sut import InProcessSut
 
 
 def main(argv: list[str] | None = None) -> int:
