@@ -7,7 +7,8 @@ from SPEC.md) fails the main job, not only pytest.  The expected world
 (`session_toolset_model.world.World`: PROTOCOL.md + SPEC.md section 1 + the section 4 alias rule
 over the model's oracle) answers every request; a step whose answer SPEC.md leaves open ends its
 vector as *open* (counted, never a failure).  Generated groups are not replayed: ``model`` is
-built from this very world and ``model-cex`` from the oracle, so agreeing with them says nothing.
+built from this very world, ``model-cex`` and ``hazards`` from the model's oracle, so agreeing
+with them says nothing.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from session_toolset_model.world import OutOfScope, World
 
 from .conform.matcher import first_difference
 
-GENERATED_GROUPS = frozenset({"model", "model-cex"})
+GENERATED_GROUPS = frozenset({"model", "model-cex", "hazards"})
 
 
 @dataclass(frozen=True)
