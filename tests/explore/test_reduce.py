@@ -27,3 +27,23 @@ def test_the_rebuild_bug_shrinks_to_a_handful_of_needed_requests() -> None:
             same_op = without is not None and without.steps[-1].request["op"] == requests[-1]["op"]
             assert not same_op, f"request {index + 1} is not needed"
     assert replay(InProcessSut(), requests) is None  # the reference agrees with the world
+
+
+def test_a_raw_line_step_is_written_as_send_line_or_send_hex() -> None:
+    from session_toolset_harness.conform.jsonio import RawLine
+    from session_toolset_harness.explore.context import StepRecord
+    from session_toolset_harness.explore.vectorize import vector_steps
+
+    records = [
+        StepRecord(
+            RawLine(b'{"op":"hello","op":"nope"}'), {"ok": False, "error": "Protocol"}, None
+        ),
+        StepRecord(RawLine(b'{"op":"hello","x":"\xff"}'), {"ok": False, "error": "Protocol"}, None),
+    ]
+    steps = vector_steps(records, None)[2:]
+    assert steps[0] == {"send_line": '{"op":"hello","op":"nope"}', "expect": records[0].expected}
+    assert steps[1] == {
+        "send_hex": b'{"op":"hello","x":"\xff"}'.hex(),
+        "expect": records[1].expected,
+    }
+    assert replay(InProcessSut(), [r.request for r in records]) is None  # the reference agrees
