@@ -191,6 +191,12 @@ def test_surrogate_pair_escape_decodes_to_astral_character() -> None:
         '{"a": ["x", {"k": "\\udc00"}], "a": 1}',
         '{"o": {"k": "\\ud800b", "k": 2}}',
         '{"o": {"\\udfff": 1}, "o": 2}',  # a lone surrogate key inside the discarded value
+        # The text scan must pair a high escape with the low escape right after it, not with
+        # a later one, and must not forget it at the next escape of another kind.
+        '{"a": "\\ud800x\\udc00", "a": 1}',
+        '{"a": "\\ud800\\u0041", "a": 1}',
+        '{"a": "\\ud800\\n", "a": 1}',
+        '{"a": "\\ud800\\\\udc00", "a": 1}',  # high, escaped backslash, text "udc00"
     ],
 )
 def test_lone_surrogate_in_a_discarded_value_is_refused(text: str) -> None:

@@ -32,6 +32,12 @@ def test_clean_run_exits_0_and_prints_the_table(capsys: pytest.CaptureFixture[st
         ["--adapter", ""],
         ["--adapter", "/nonexistent/adapter-binary"],
         ["--adapter", "'unbalanced"],
+        ["--jobs", "0"],
+        ["--jobs", "two"],
+        ["--shard", "3/2"],
+        ["--shard", "0/2"],
+        ["--shard", "half"],
+        ["--examples", "3", "--jobs", "4"],
     ],
 )
 def test_usage_errors_exit_2_without_traceback(

@@ -19,8 +19,10 @@ from session_toolset_harness.conform import (
     coverage,
     jsonreport,
     junit,
+    merge,
     report,
     select,
+    shard,
     skips,
     vectors,
 )
@@ -143,8 +145,35 @@ def build_parser() -> argparse.ArgumentParser:
         default=10.0,
         help="per-request reply timeout (default: 10)",
     )
+    parser.add_argument(
+        "--shard",
+        metavar="K/N",
+        type=_shard,
+        default=(1, 1),
+        help="run only the K-th of N deterministic parts of the vectors (CI matrix)",
+    )
+    parser.add_argument(
+        "--merge",
+        metavar="REPORT",
+        nargs="+",
+        type=Path,
+        help="merge --json reports (e.g. of every --shard) into one verdict; runs nothing",
+    )
     parser.add_argument("--quiet", action="store_true", help="print only failures and the summary")
     return parser
+
+
+def _shard(text: str) -> tuple[int, int]:
+    try:
+        return shard.parse(text)
+    except shard.ShardError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _shard_key(item: vectors.Vector | vectors.LoadProblem) -> tuple[str, ...]:
+    if isinstance(item, vectors.Vector):
+        return (item.id, str(item.path))
+    return (item.display_id, str(item.path))
 
 
 def default_adapter() -> list[str]:
@@ -235,7 +264,7 @@ def _known_failures(run: RunResult) -> list[tuple[str, str]]:
 def _write_outputs(args: argparse.Namespace, run: RunResult) -> None:
     try:
         if args.json is not None:
-            jsonreport.write(run, args.json)
+            jsonreport.write(run, args.json, args.shard)
         if args.junit is not None:
             junit.write(run, args.junit)
         if args.emit_known_failures is not None:
@@ -269,6 +298,8 @@ def _run(args: argparse.Namespace) -> int:
     if not items:
         raise UsageError("no vector files found")
     items = _by_tags(args, items)
+    if args.shard != (1, 1):  # may leave nothing: fewer vectors than shards is a clean run
+        items = shard.select(items, args.shard, _shard_key)
     console = report.ConsoleReporter(sys.stdout, terminal=sys.stdout.isatty(), quiet=args.quiet)
     options = RunOptions(
         adapter=adapter,
@@ -319,6 +350,12 @@ def main(argv: list[str]) -> int:
     except SystemExit as exc:  # --help and --version print and exit through argparse
         return exc.code if isinstance(exc.code, int) else EXIT_OK
     try:
+        if args.merge:
+            return merge.main(
+                args.merge,
+                show_coverage=args.coverage or args.require_full_coverage,
+                require_full=args.require_full_coverage,
+            )
         return _validate(args) if args.validate else _run(args)
     except UsageError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)

@@ -2,19 +2,24 @@
 
 Replies are read by a daemon thread into a queue so that every request can wait with a timeout
 (a liveness guard: a hung adapter must not hang CI). A second thread drains stderr into a bounded
-tail kept for failure reports, so a chatty adapter never blocks on a full stderr pipe. Anything
-other than one JSON object per request — EOF, a crash, a timeout, bytes that are not UTF-8 JSON,
-a JSON value that is not an object — is an ``ExchangeError``; the runner then discards the process
-and starts a fresh one for the next vector.
+tail kept for failure reports, so a chatty adapter never blocks on a full stderr pipe. Requests are
+written by a third thread, so that a caller can *pipeline* — send many request lines before reading
+any reply (PROTOCOL.md: one reply per line, in order) — without ever blocking on a full stdin pipe
+of an adapter that stopped reading: the per-reply timeout still bounds every wait. Anything other
+than one JSON object per request — EOF, a crash, a timeout, bytes that are not UTF-8 JSON, a JSON
+value that is not an object — is an ``ExchangeError``; the runner then discards the process and
+starts a fresh one for the next vector.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import io
 import queue
 import subprocess
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Final
 
@@ -26,6 +31,7 @@ from session_toolset_harness.conform.jsonio import (
 )
 
 STDERR_TAIL_BYTES: Final = 4096
+READ_BUFFER_BYTES: Final = 64 * 1024
 MAX_REPLY_BYTES: Final = 16 * 1024 * 1024
 EXIT_GRACE_SECONDS: Final = 2.0
 
@@ -81,24 +87,56 @@ class StderrTail:
             return self._data.decode("utf-8", errors="replace")
 
 
-def _pump_stdout(stream: IO[bytes], sink: queue.Queue[_Item]) -> None:
+def _pump_stdout(stream: IO[bytes], sink: queue.Queue[list[_Item]]) -> None:
     # Only this thread closes the stream: closing it from the main thread while a read is in
     # flight lets the fd number be reused by the next adapter's pipe and bytes get stolen.
+    # Every complete line of one read goes over in one list: one hand-over per chunk, not per
+    # line, when replies come in bursts (pipelining).
+    partial = b""
     try:
         while True:
-            line = stream.readline(MAX_REPLY_BYTES + 1)
-            if not line:
+            chunk = stream.read1(READ_BUFFER_BYTES)  # type: ignore[attr-defined]
+            if not chunk:
                 break
-            if len(line) > MAX_REPLY_BYTES and not line.endswith(b"\n"):
-                sink.put(_TooLong())
+            *lines, partial = (partial + chunk).split(b"\n")
+            if lines:
+                sink.put([line + b"\n" for line in lines])
+            if len(partial) > MAX_REPLY_BYTES:
+                sink.put([_TooLong()])
                 return
-            sink.put(line)
     except (OSError, ValueError):
         pass
     finally:
         with contextlib.suppress(OSError):
             stream.close()
-    sink.put(_Eof())
+    sink.put([partial, _Eof()] if partial else [_Eof()])
+
+
+def _pump_stdin(stream: IO[bytes], source: queue.SimpleQueue[bytes | None]) -> None:
+    # Only this thread writes to or closes stdin (``None`` asks it to close): a write blocked on
+    # a full pipe then never holds up the caller, who waits on replies with a timeout instead.
+    try:
+        while True:
+            chunk = source.get()
+            if chunk is None:
+                break
+            parts = [chunk]
+            while True:  # coalesce whatever else is queued into one write
+                try:
+                    more = source.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    source.put(None)
+                    break
+                parts.append(more)
+            stream.write(b"".join(parts))
+            stream.flush()
+    except (OSError, ValueError):
+        pass  # the adapter is gone; the reader sees EOF and reports the crash
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            stream.close()
 
 
 def _pump_stderr(stream: IO[bytes], tail: StderrTail) -> None:
@@ -128,17 +166,27 @@ class AdapterProcess:
             )
         except (OSError, ValueError) as exc:
             raise AdapterStartError(f"cannot start adapter {list(argv)!r}: {exc}") from exc
-        self._lines: queue.Queue[_Item] = queue.Queue()
+        self._lines: queue.Queue[list[_Item]] = queue.Queue()
+        self._ready: collections.deque[_Item] = collections.deque()
+        self._requests: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self.stderr = StderrTail()
         assert self._proc.stdout is not None and self._proc.stderr is not None
+        assert self._proc.stdin is not None
+        # A buffered reader: ``readline`` on the raw pipe would cost one system call per byte.
+        stdout = io.BufferedReader(self._proc.stdout, READ_BUFFER_BYTES)  # type: ignore[type-var]
         self._stdout_thread = threading.Thread(
-            target=_pump_stdout, args=(self._proc.stdout, self._lines), daemon=True
+            target=_pump_stdout, args=(stdout, self._lines), daemon=True
         )
         self._stdout_thread.start()
         self._stderr_thread = threading.Thread(
             target=_pump_stderr, args=(self._proc.stderr, self.stderr), daemon=True
         )
         self._stderr_thread.start()
+        self._stdin_thread = threading.Thread(
+            target=_pump_stdin, args=(self._proc.stdin, self._requests), daemon=True
+        )
+        self._stdin_thread.start()
+        self._stdin_open = True
         self._dead = False
 
     def stderr_text(self) -> str:
@@ -147,17 +195,27 @@ class AdapterProcess:
             self._stderr_thread.join(timeout=1.0)
         return self.stderr.text()
 
+    def _take(self, timeout: float) -> _Item | None:
+        """The next item read from stdout, waiting up to ``timeout`` seconds (0: not at all);
+        None if none came.  EOF and an over-long line stay visible to every later call."""
+        if not self._ready:
+            try:
+                chunk = self._lines.get(timeout=timeout) if timeout else self._lines.get_nowait()
+            except queue.Empty:
+                return None
+            self._ready.extend(chunk)
+        item = self._ready.popleft()
+        if not isinstance(item, bytes):
+            self._ready.appendleft(item)
+        return item
+
     def pending_line(self) -> ExchangeError | None:
         """An unsolicited line already waiting (a reply nobody asked for), if any."""
-        try:
-            item = self._lines.get_nowait()
-        except queue.Empty:
-            return None
+        item = self._take(0)
         if isinstance(item, bytes):
             return ExchangeError(
                 "extra-reply", "adapter wrote a reply line nobody asked for", _show(item)
             )
-        self._lines.put(item)  # EOF stays visible to the next exchange
         return None
 
     def exchange(self, request: object, timeout: float) -> Reply | ExchangeError:
@@ -165,16 +223,28 @@ class AdapterProcess:
         extra = self.pending_line()
         if extra is not None:
             return extra
-        stdin = self._proc.stdin
-        assert stdin is not None
-        try:
-            stdin.write(encode_line(request))
-            stdin.flush()
-        except (BrokenPipeError, OSError, ValueError):
-            return self._crashed("adapter closed its stdin (crashed?) before the request was sent")
-        try:
-            item = self._lines.get(timeout=timeout)
-        except queue.Empty:
+        self.send([request])
+        return self.receive(timeout)
+
+    def send(self, requests: Iterable[object]) -> None:
+        """Queue request lines for writing, without waiting for any reply (pipelining).
+
+        A request is a JSON value (encoded as one line) or ``bytes`` sent as they are (a raw
+        line; a newline is added when missing).  Each reply is then read with `receive`.
+        """
+        if not self._stdin_open:
+            return  # closed or killed: the next receive reports the crash
+        lines = [
+            (r if r.endswith(b"\n") else r + b"\n") if isinstance(r, bytes) else encode_line(r)
+            for r in requests
+        ]
+        if lines:
+            self._requests.put(b"".join(lines))  # one hand-over to the writer per call
+
+    def receive(self, timeout: float) -> Reply | ExchangeError:
+        """The next reply line, waiting up to ``timeout`` seconds for it."""
+        item = self._take(timeout)
+        if item is None:
             self.kill()
             return ExchangeError("timeout", f"no reply within {timeout:g} s (adapter killed)")
         if isinstance(item, _Eof):
@@ -183,6 +253,25 @@ class AdapterProcess:
             self.kill()
             return ExchangeError("too-long", f"reply line longer than {MAX_REPLY_BYTES} bytes")
         return _parse_reply(item)
+
+    def exchange_pipelined(
+        self, requests: Sequence[object], timeout: float
+    ) -> Iterator[Reply | ExchangeError]:
+        """Send every request at once, then yield their replies in order, each waited for up
+        to ``timeout`` seconds once the previous one arrived; the first `ExchangeError` ends it.
+
+        A line already waiting before the requests are sent is reported as ``extra-reply``.
+        """
+        extra = self.pending_line()
+        if extra is not None:
+            yield extra
+            return
+        self.send(requests)
+        for _ in requests:
+            answer = self.receive(timeout)
+            yield answer
+            if isinstance(answer, ExchangeError):
+                return
 
     def _crashed(self, message: str) -> ExchangeError:
         status = self._wait(EXIT_GRACE_SECONDS)
@@ -196,11 +285,17 @@ class AdapterProcess:
         except subprocess.TimeoutExpired:
             return None
 
+    def _close_stdin(self) -> None:
+        if self._stdin_open:
+            self._stdin_open = False
+            self._requests.put(None)
+
     def kill(self) -> None:
         """Stop the process now; used after any error so the next vector gets a fresh one."""
         if self._proc.poll() is None:
             with contextlib.suppress(OSError):
                 self._proc.kill()
+        self._close_stdin()
         self._wait(EXIT_GRACE_SECONDS)
         self._stderr_thread.join(timeout=1.0)
         self._close_pipes()
@@ -208,9 +303,7 @@ class AdapterProcess:
 
     def close(self) -> int | None:
         """Close stdin (the protocol's EOF) and return the exit status, killing on a hang."""
-        if self._proc.stdin is not None:
-            with contextlib.suppress(OSError):
-                self._proc.stdin.close()
+        self._close_stdin()
         status = self._wait(EXIT_GRACE_SECONDS)
         if status is None:
             self.kill()
@@ -221,9 +314,8 @@ class AdapterProcess:
 
     def _close_pipes(self) -> None:
         """Close our end of stdin; the reader threads close stdout and stderr themselves."""
-        if self._proc.stdin is not None:
-            with contextlib.suppress(OSError):
-                self._proc.stdin.close()
+        self._close_stdin()
+        self._stdin_thread.join(timeout=1.0)
         self._stdout_thread.join(timeout=1.0)
         self._stderr_thread.join(timeout=1.0)
 

@@ -50,11 +50,12 @@ def _vector(result: VectorResult) -> dict[str, object]:
         "reason": result.reason,
         "steps_run": result.steps_run,
         "failure": None if result.failure is None else _failure(result.failure),
+        "hits": [[hit.op, hit.outcome] for hit in result.hits],
     }
 
 
-def build(run: RunResult) -> dict[str, object]:
-    """The report as a JSON-ready dict."""
+def build(run: RunResult, shard: tuple[int, int] = (1, 1)) -> dict[str, object]:
+    """The report as a JSON-ready dict (``shard``: the ``--shard K/N`` this run was)."""
     counts = run.counts()
     return {
         "report_format": REPORT_FORMAT,
@@ -66,12 +67,13 @@ def build(run: RunResult) -> dict[str, object]:
         "requests": run.requests,
         "summary": {status.value: counts[status] for status in Status},
         "ok": run.ok,
+        "shard": list(shard),
         "adapter_problems": list(run.adapter_problems),
         "vectors": [_vector(r) for r in run.results],
     }
 
 
-def write(run: RunResult, path: Path) -> None:
+def write(run: RunResult, path: Path, shard: tuple[int, int] = (1, 1)) -> None:
     """Write the report; OSError propagates to the CLI, which turns it into exit status 2."""
-    text = json.dumps(build(run), indent=2, ensure_ascii=True)
+    text = json.dumps(build(run, shard), indent=2, ensure_ascii=True)
     path.write_text(text + "\n", encoding="utf-8")

@@ -15,8 +15,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from session_toolset_harness.conform import checks, schemas, select, skips
-from session_toolset_harness.conform.client import AdapterProcess, ExchangeError
+from session_toolset_harness.conform import checks, pipeline, schemas, select, skips
+from session_toolset_harness.conform.client import AdapterProcess, ExchangeError, Reply
 from session_toolset_harness.conform.matcher import first_difference
 from session_toolset_harness.conform.results import (
     Hit,
@@ -27,7 +27,7 @@ from session_toolset_harness.conform.results import (
 )
 from session_toolset_harness.conform.vectors import LoadProblem, Step, Vector
 
-SYNC_PROBE: dict[str, object] = {"op": "hello"}
+SYNC_PROBE = pipeline.SYNC_PROBE
 
 
 @dataclass(frozen=True)
@@ -136,8 +136,11 @@ class Runner:
         adapter = self._adapter()
         hits: list[Hit] = []
         status, failure = Status.PASSED, None
+        # Pipelined: a vector's expectations are fixed in advance, so every step and the sync
+        # probe are written at once and the replies read back in order (conform/pipeline.py).
+        answers = pipeline.replies(adapter, [s.send for s in vector.steps], self._options.timeout)
         for index, step in enumerate(vector.steps):
-            answer = adapter.exchange(step.send, self._options.timeout)
+            answer = next(answers)
             if isinstance(answer, ExchangeError):
                 status = Status.ERRORED
                 failure = self._exchange_failure(index, step, answer, adapter)
@@ -148,7 +151,7 @@ class Runner:
                 status = Status.FAILED
                 break
         else:
-            failure = self._sync(len(vector.steps), adapter)
+            failure = self._sync(len(vector.steps), adapter, next(answers))
             if failure is not None:
                 status = Status.ERRORED
         if status is not Status.PASSED:
@@ -198,8 +201,9 @@ class Runner:
             adapter.stderr_text(),
         )
 
-    def _sync(self, index: int, adapter: AdapterProcess) -> StepFailure | None:
-        answer = adapter.exchange(SYNC_PROBE, self._options.timeout)
+    def _sync(
+        self, index: int, adapter: AdapterProcess, answer: Reply | ExchangeError
+    ) -> StepFailure | None:
         if isinstance(answer, ExchangeError):
             message = f"after the last step, sync probe hello: {answer.kind}: {answer.message}"
             raw = answer.raw

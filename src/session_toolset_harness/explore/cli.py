@@ -3,6 +3,9 @@
 Exit status: 0 no divergence (and, under the ``ci``/``nightly`` profiles, coverage minima met);
 1 a divergence (the shrunk sequence is printed and written as a vector file) or a coverage
 shortfall; 2 usage errors.  Never a traceback.
+
+``--jobs N`` and ``--shard K/N`` split the run into seed streams (`parallel`); ``--json`` writes
+a report and ``--merge`` turns several reports into one coverage table and one verdict (`report`).
 """
 
 from __future__ import annotations
@@ -16,10 +19,12 @@ from typing import NoReturn
 
 from session_toolset_model.conditions import format_table
 
+from ..conform import shard
 from ..conform.client import AdapterStartError
-from . import condition_gate, coverage
-from .run import PROFILES, ExploreResult, explore_rounds
-from .sut import AdapterSut, InProcessSut, Sut, SutFailure
+from . import condition_gate, coverage, report
+from .parallel import Plan, PlanResult, run_plan
+from .run import PROFILES
+from .sut import AdapterSut, SutFailure
 from .vectorize import describe, failure_vector, write_vector
 
 PROG = "session-toolset explore"
@@ -84,30 +89,69 @@ def build_parser() -> argparse.ArgumentParser:
         help="where to write the failing sequence as a vector file",
     )
     parser.add_argument("--no-shrink", action="store_true", help="report the first failure as is")
+    parser.add_argument(
+        "--jobs",
+        type=_positive,
+        default=1,
+        help="worker processes, each with its own adapter process and seed stream (default 1)",
+    )
+    parser.add_argument(
+        "--shard",
+        type=_shard,
+        default=(1, 1),
+        metavar="K/N",
+        help="run only the K-th of N deterministic parts (CI matrix); judge with --merge",
+    )
+    parser.add_argument("--json", type=Path, metavar="FILE", help="write a JSON report")
+    parser.add_argument(
+        "--merge",
+        type=Path,
+        nargs="+",
+        metavar="REPORT",
+        help="merge --json reports into one coverage table and verdict; runs nothing",
+    )
+    parser.add_argument(
+        "--no-pipeline",
+        action="store_true",
+        help="one round trip per request (default: a step's requests are sent together)",
+    )
     parser.add_argument("--quiet", action="store_true", help="omit the coverage table")
     return parser
 
 
-def _make_sut(adapter: str | None) -> Sut:
+def _shard(text: str) -> tuple[int, int]:
+    try:
+        return shard.parse(text)
+    except shard.ShardError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _adapter_argv(adapter: str | None) -> tuple[str, ...] | None:
     if adapter is None:
-        return InProcessSut()
+        return None
     try:
         argv = shlex.split(adapter)
     except ValueError as err:
         raise UsageError(f"--adapter: {err}") from None
     if not argv:
         raise UsageError("--adapter: empty command")
-    try:
-        return AdapterSut(argv)
-    except AdapterStartError as err:  # missing executable, permissions: a usage problem
+    try:  # start it once here: a missing executable is a usage problem, reported before work
+        AdapterSut(argv).close()
+    except AdapterStartError as err:
         raise UsageError(str(err)) from None
+    return tuple(argv)
 
 
-def _report(result: ExploreResult, args: argparse.Namespace, sut: Sut) -> int:
+def _report(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name: str) -> int:
+    result = outcome.result
     status = EXIT_OK
+    jobs = f"; {plan.jobs} jobs" if plan.jobs > 1 else ""
+    part = f"; shard {plan.shard[0]}/{plan.shard[1]}" if plan.shard[1] > 1 else ""
+    cpu_rate = result.steps / result.cpu_seconds if result.cpu_seconds else 0.0
     print(
-        f"explore: {sut.name}; last seed {result.seed}; {result.steps} steps in "
-        f"{result.seconds:.2f} s ({result.steps_per_second:,.0f} steps/s CPU)"
+        f"explore: {name}{jobs}{part}; last seed {result.seed}; {result.steps} steps in "
+        f"{outcome.wall_seconds:.2f} s ({outcome.steps_per_second:,.0f} steps/s wall, "
+        f"{cpu_rate:,.0f} steps/s CPU)"
     )
     if not args.quiet:
         print(coverage.table(result.coverage))
@@ -119,25 +163,41 @@ def _report(result: ExploreResult, args: argparse.Namespace, sut: Sut) -> int:
             file=sys.stderr,
         )
         status = EXIT_FAILED
+    vector_path: Path | None = None
     if result.failure is not None:
         print(describe(result.failure))
         vector = failure_vector(
             result.failure, result.digests, result.seed, preflight=result.preflight
         )
         write_vector(args.out, vector)
+        vector_path = args.out
+        where = (
+            ""
+            if outcome.failing_stream is None or plan.total_streams == 1
+            else (f" (stream {outcome.failing_stream} of {plan.total_streams}, seed {result.seed})")
+        )
         print(
-            f"explore: wrote the failing sequence to {args.out} "
+            f"explore: wrote the failing sequence{where} to {args.out} "
             f"(replay: session-toolset conform --vectors {args.out})"
         )
-        return EXIT_FAILED
-    minimum = PROFILES[args.profile].min_hits
-    short = coverage.missing(result.coverage, minimum) if minimum else []
+        status = EXIT_FAILED
+    if args.json is not None:
+        built = report.build(plan, outcome, profile=args.profile, adapter=name, vector=vector_path)
+        try:
+            report.write(args.json, built)
+        except OSError as err:
+            print(f"{PROG}: cannot write {args.json}: {err}", file=sys.stderr)
+            return EXIT_USAGE
+    if status != EXIT_OK:
+        return status
+    minimum = plan.min_hits
+    short = coverage.missing(result.coverage, minimum) if minimum and plan.shard[1] == 1 else []
     if short:
         print(f"explore: coverage below the {args.profile} minimum of {minimum}:", file=sys.stderr)
         for (op, code), hits in short:
             print(f"  {op} {code}: {hits}", file=sys.stderr)
-        status = EXIT_FAILED
-    unseen = condition_gate.missing(result.conditions) if minimum else []
+        return EXIT_FAILED
+    unseen = condition_gate.missing(result.conditions) if minimum and plan.shard[1] == 1 else []
     if unseen:
         print(
             f"explore: {len(unseen)} reachable condition outcomes never seen ({args.profile} "
@@ -146,39 +206,73 @@ def _report(result: ExploreResult, args: argparse.Namespace, sut: Sut) -> int:
         )
         for key in unseen:
             print(f"  {key}", file=sys.stderr)
-        status = EXIT_FAILED
-    if status == EXIT_OK:
+        return EXIT_FAILED
+    if plan.shard[1] > 1 and minimum:
+        print("explore: no divergence in this shard (coverage minimum judged by --merge)")
+    else:
         print("explore: no divergence")
-    return status
+    return EXIT_OK
+
+
+def _merge(args: argparse.Namespace) -> int:
+    try:
+        reports = [(path, report.read(path)) for path in args.merge]
+    except report.ReportError as err:
+        raise UsageError(f"--merge: {err}") from None
+    merged = report.merge(reports)
+    print(f"explore --merge: {len(reports)} reports, {merged.steps} steps")
+    if not args.quiet:
+        print(coverage.table(merged.coverage))
+    for problem in merged.problems:
+        print(f"explore --merge: {problem}", file=sys.stderr)
+    if merged.short:
+        print(f"explore --merge: coverage below the minimum of {merged.min_hits}:", file=sys.stderr)
+        for (op, code), hits in merged.short:
+            print(f"  {op} {code}: {hits}", file=sys.stderr)
+    if merged.ok:
+        print("explore --merge: no divergence")
+        return EXIT_OK
+    return EXIT_FAILED
 
 
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
-        sut = _make_sut(args.adapter)
+        if args.merge:
+            return _merge(args)
+        adapter = _adapter_argv(args.adapter)
     except UsageError as err:
         print(f"{PROG}: {err}", file=sys.stderr)
         return EXIT_USAGE
     except SystemExit as exit_:  # --help
         return EXIT_OK if exit_.code in (0, None) else EXIT_USAGE
     profile = PROFILES[args.profile]
-    seed = random.randrange(2**32) if args.seed is None else args.seed
-    try:
-        result = explore_rounds(
-            sut,
-            examples=args.examples or profile.examples,
-            steps=args.steps or profile.steps,
-            seed_value=seed,
-            rounds=profile.rounds,
-            min_hits=profile.min_hits,
-            shrink=not args.no_shrink,
+    plan = Plan(
+        examples=args.examples or profile.examples,
+        steps=args.steps or profile.steps,
+        seed=random.randrange(2**32) if args.seed is None else args.seed,
+        jobs=args.jobs,
+        shard=args.shard,
+        rounds=profile.rounds,
+        min_hits=profile.min_hits,
+        shrink=not args.no_shrink,
+        pipeline=not args.no_pipeline,
+        adapter=adapter,
+    )
+    if plan.total_streams > plan.examples:
+        print(
+            f"{PROG}: {plan.total_streams} seed streams (jobs x shards) for only "
+            f"{plan.examples} examples",
+            file=sys.stderr,
         )
+        return EXIT_USAGE
+    try:
+        outcome = run_plan(plan)
     except SutFailure as err:
         print(f"{PROG}: the adapter failed before exploring: {err}", file=sys.stderr)
         return EXIT_FAILED
-    finally:
-        sut.close()
-    return _report(result, args, sut)
+    name = "reference (in-process)" if adapter is None else shlex.join(adapter)
+    return _report(outcome, args, plan, name)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ minimal one)."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +49,15 @@ class RunContext:
     steps_run: int = 0
     conditions: ConditionTable = field(default_factory=ConditionTable)
     """MC/DC of the model's decisions, recorded by the oracle's interpretation."""
+    pipeline: bool = True
+    """Send a step's requests together before reading replies; off: one round trip each."""
+    window: int = 1
+    """Requests outstanding before their replies are read; 1: every step is checked before the
+    next one is generated (its own requests still go out at once).  More overlaps the SUT's work
+    with the explorer's, but a divergence then surfaces only at the window's end, which leaves
+    Hypothesis's shrinker more to cut (it must stay one deterministic function of the draws)."""
+    on_divergence: Callable[[], None] | None = None
+    """Called at the first divergence of the run, before any shrinking."""
 
 
 def digest_requests() -> list[Reply]:

@@ -1,11 +1,12 @@
 """The stateful model-based test: a Hypothesis RuleBasedStateMachine that drives a system under
 test and the model's oracle side by side, one PROTOCOL.md request per rule.
 
-After every step it compares (1) the reply: code and payload, by the PROTOCOL.md subset rule with
-the oracle's reply as the expected subset, and (2) the full observable state — ``catalog_state``,
-``snapshot`` of every pooled set name (an absent set must be a ``Protocol`` error on both sides)
-and ``factory_calls`` of every pooled tool.  On every rejection it also checks that nothing moved:
-the observation after equals the observation before, on both sides (no partial mutation).
+Every step is checked by `observe.Observer` (pipelined): (1) the reply — code and payload, by the
+PROTOCOL.md subset rule with the oracle's reply as the expected subset — and (2) the observable
+state — ``catalog_state``, ``snapshot`` of every pooled set name (an absent set must be a
+``Protocol`` error on both sides) and ``factory_calls`` of every pooled tool — as far as the step
+can have changed it, and all of it periodically and at the end of every example.  On every
+rejection nothing observed may have moved (no partial mutation).
 
 Entities recur through Bundles (tools, sessions, set names, grant names); hostile values come from
 the hand-classified pools.  A request never carries two faulty fields at once, because PROTOCOL.md
@@ -26,23 +27,15 @@ from hypothesis.stateful import (
 from session_toolset_model.conditions import RecordingAlgebra
 from session_toolset_model.world import World
 
-from ..conform.matcher import first_difference
 from . import pools
-from .context import Divergence, DivergenceError, RunContext, StepRecord
-from .protocol_rules import Request, WholeProtocolRules, expected_reply, op_name
+from .context import RunContext
+from .observe import Observer
+from .protocol_rules import Request, WholeProtocolRules, expected_reply
 from .steering import GenerationEdgeRules
-from .sut import SutFailure
 
 Reply = dict[str, Any]
 MAX = pools.MAX_GENERATION
 GRANT_NAMES = ("g1", "g2", "g3")
-GATE_MESSAGE_LIMIT = 512
-
-OBSERVATION: tuple[Reply, ...] = (
-    {"op": "catalog_state"},
-    *({"op": "snapshot", "set": n} for n in pools.SET_NAMES),
-    *({"op": "factory_calls", "tool": t} for t in pools.TOOL_IDS),
-)
 
 tool_ids = st.sampled_from(pools.TOOL_IDS)
 hostile_ids = st.one_of(
@@ -79,14 +72,6 @@ flavors = st.sampled_from([0, 0, 1, 2])
 """A flavor index (modulo the tool's flavors): the trusted flavor 0 is drawn most often."""
 
 
-def outcome(reply: Reply) -> str:
-    return "ok" if reply.get("ok") is True else str(reply.get("error"))
-
-
-def _without_message(reply: Reply | None) -> Reply | None:
-    return None if reply is None else {k: v for k, v in reply.items() if k != "message"}
-
-
 class ExploreMachine(WholeProtocolRules, GenerationEdgeRules):
     """One example: reset both sides, then a sequence of rules (these and, inherited, the
     whole-protocol rules of `protocol_rules` and the decision-steering macros of `steering`)."""
@@ -101,86 +86,19 @@ class ExploreMachine(WholeProtocolRules, GenerationEdgeRules):
         self.ctx = ctx
         ctx.failure = None  # the last example run (Hypothesis's final replay) decides
         self.world = World(alg=RecordingAlgebra(ctx.conditions))  # the model package's world
-        self.log: list[StepRecord] = []
-        self._observed_state: object = None
-        self._expected_obs: list[Reply] = []
-        ctx.sut.send({"op": "reset"})
-        self.obs_expected, self.obs_actual = self._observe()
-
-    # -- the comparison core ---------------------------------------------------------------
-    def _fail(self, reason: str, observation: list[StepRecord]) -> None:
-        self.ctx.failure = Divergence(tuple(self.log), tuple(observation), reason)
-        raise DivergenceError(reason)
-
-    def _send(self, request: Request) -> Reply | None:
-        try:
-            return self.ctx.sut.send(request)  # type: ignore[arg-type]  # RawLine goes raw
-        except SutFailure as err:
-            self.log.append(StepRecord(request, expected_reply(self.world, request), None))
-            self._fail(f"no usable reply: {err}", [])
-        return None
-
-    def _observe(self) -> tuple[list[Reply], list[Reply | None]]:
-        state = self.world.oracle.state
-        if state != self._observed_state:  # oracle states are immutable values
-            self._expected_obs = [self.world.handle(r) for r in OBSERVATION]
-            self._observed_state = state
-        expected = self._expected_obs
-        actual: list[Reply | None] = []
-        for request in OBSERVATION:
-            try:
-                actual.append(_without_message(self.ctx.sut.send(request)))
-            except SutFailure:
-                actual.append(None)
-        return expected, actual
+        # The comparison core (observe.py): replies, observable state, no partial mutation.
+        self.observer = Observer(ctx, self.world.handle, lambda: self.world.oracle.state)
+        self.observer.start()
 
     def step(self, request: Request) -> Reply:
-        """Send one request to both sides and check reply, state and (on rejection) frame."""
+        """Send one request to both sides; the observer checks reply, state and frame."""
         expected = expected_reply(self.world, request)
-        actual = self._send(request)
-        assert actual is not None
-        self.log.append(StepRecord(request, expected, actual))
-        self.ctx.steps_run += 1
-        code = outcome(expected)
-        self.ctx.coverage[(op_name(request), code)] += 1
-        diff = first_difference(expected, actual)
-        if diff is not None:
-            self._fail(f"reply differs at {diff.path}: {diff.message}", [])
-        self._check_message(request, actual)
-        obs_expected, obs_actual = self._observe()
-        if obs_expected is self.obs_expected and obs_actual == self.obs_actual:
-            return expected  # nothing moved on either side, and it matched before
-        records = [
-            StepRecord(r, e, a)
-            for r, e, a in zip(OBSERVATION, obs_expected, obs_actual, strict=True)
-        ]
-        for record in records:
-            found = (
-                None if record.actual is None else first_difference(record.expected, record.actual)
-            )
-            if record.actual is None or found is not None:
-                where = "no reply" if found is None else f"{found.path}: {found.message}"
-                self._fail(
-                    f"observable state differs after {op_name(request)} "
-                    f"({record.request['op']} {where})",
-                    records,
-                )
-        if code != "ok" and obs_actual != self.obs_actual:
-            self._fail(f"rejected {op_name(request)} ({code}) changed the SUT's state", records)
-        if code != "ok" and obs_expected != self.obs_expected:
-            self._fail(f"oracle: rejected {op_name(request)} ({code}) changed its state", records)
-        self.obs_expected, self.obs_actual = obs_expected, obs_actual
+        self.observer.step(request, expected)
         return expected
 
-    def _check_message(self, request: Request, actual: Reply) -> None:
-        if actual.get("ok") is True:
-            return
-        message = actual.get("message")
-        if not isinstance(message, str):
-            self._fail("a rejection without a string message", [])
-        limit_applies = str(actual.get("error", "")).startswith("ToolAuthorizationError.")
-        if limit_applies and len(str(message).encode()) >= GATE_MESSAGE_LIMIT:
-            self._fail(f"gate denial message is {len(str(message))} bytes (limit 512)", [])
+    def teardown(self) -> None:
+        """The end of the example: the full observable state, and whatever is outstanding."""
+        self.observer.finish()
 
     def _gen(self) -> int:
         return self.world.generation()

@@ -25,7 +25,7 @@ MAX_REPLAYS = 400
 
 def replay(sut: Sut, requests: list[Any]) -> Divergence | None:
     """Run ``requests`` after ``reset``; the first divergence (reply or observable state)."""
-    from .machine import OBSERVATION
+    from .observe import OBSERVATION
 
     world = World()
     sut.send({"op": "reset"})

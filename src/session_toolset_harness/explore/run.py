@@ -16,9 +16,11 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from hypothesis import HealthCheck, Phase, seed, settings
+from hypothesis.database import ExampleDatabase, InMemoryExampleDatabase
 from hypothesis.reporting import with_reporter
 from hypothesis.stateful import run_state_machine_as_test
 from session_toolset_model.conditions import ConditionTable
@@ -33,7 +35,10 @@ from .context import (
 )
 from .machine import ExploreMachine
 from .reduce import reduce
-from .sut import Sut
+from .sut import InProcessSut, Sut
+
+PIPELINE_WINDOW = 64
+"""Requests an external adapter may have outstanding before the explorer reads its replies."""
 
 PROFILE_ENV = "SESSION_TOOLSET_PROFILE"
 
@@ -81,13 +86,21 @@ class ExploreResult:
         return self.steps / self.cpu_seconds if self.cpu_seconds else 0.0
 
 
-def hypothesis_settings(examples: int, steps: int, *, shrink: bool = True) -> settings:
-    phases = [Phase.generate, Phase.target, *([Phase.shrink] if shrink else [])]
+def hypothesis_settings(
+    examples: int,
+    steps: int,
+    *,
+    shrink: bool = True,
+    phases: Sequence[Phase] | None = None,
+    database: ExampleDatabase | None = None,
+) -> settings:
+    if phases is None:
+        phases = [Phase.generate, Phase.target, *([Phase.shrink] if shrink else [])]
     return settings(
         max_examples=examples,
         stateful_step_count=steps,
         deadline=None,
-        database=None,
+        database=database,
         phases=phases,
         suppress_health_check=list(HealthCheck),
         report_multiple_bugs=False,
@@ -96,9 +109,25 @@ def hypothesis_settings(examples: int, steps: int, *, shrink: bool = True) -> se
 
 
 def explore(
-    sut: Sut, *, examples: int, steps: int, seed_value: int = 0, shrink: bool = True
+    sut: Sut,
+    *,
+    examples: int,
+    steps: int,
+    seed_value: int = 0,
+    shrink: bool = True,
+    pipeline: bool = True,
+    window: int | None = None,
+    on_divergence: Callable[[], None] | None = None,
 ) -> ExploreResult:
-    """Run the machine against ``sut``; a divergence is returned, never raised."""
+    """Run the machine against ``sut``; a divergence is returned, never raised.
+
+    ``window``: requests written before their replies are read (default: `default_window`).
+    With a window, a divergence surfaces only where the window is read, which shrinks badly;
+    so the run that finds it does not shrink, and a second run replays the failing example
+    (kept in an in-memory example database, never written anywhere) with a window of one step
+    and shrinks it.  ``on_divergence``: called once when the first divergence is found, before
+    shrinking (``--jobs``: the other workers are stopped then).
+    """
     start, cpu_start = time.perf_counter(), time.process_time()
     try:
         digests = learn_digests(sut)
@@ -107,22 +136,36 @@ def explore(
         return ExploreResult(
             Counter(), failure, 0, 0.0, 0.0, seed_value, pools.reference_digests(), preflight=True
         )
-    ctx = RunContext(sut, digests)
+    if window is None:
+        window = default_window(sut) if pipeline else 1
+    ctx = RunContext(sut, digests, pipeline=pipeline, window=window)
+    ctx.on_divergence = on_divergence
 
     def factory() -> ExploreMachine:
         return ExploreMachine(ctx)
 
-    error: str | None = None
-    with with_reporter(lambda _message: None):
-        try:
-            run_state_machine_as_test(  # type: ignore[no-untyped-call]
-                seed(seed_value)(factory),
-                settings=hypothesis_settings(examples, steps, shrink=shrink),
-            )
-        except DivergenceError:
-            pass
-        except Exception as err:
-            error = f"{type(err).__name__}: {err}"
+    def run(phases: Sequence[Phase], database: ExampleDatabase | None) -> str | None:
+        options = hypothesis_settings(examples, steps, phases=phases, database=database)
+        with with_reporter(lambda _message: None):
+            try:
+                run_state_machine_as_test(  # type: ignore[no-untyped-call]
+                    seed(seed_value)(factory), settings=options
+                )
+            except DivergenceError:
+                pass
+            except Exception as err:
+                return f"{type(err).__name__}: {err}"
+        return None
+
+    two_runs = shrink and window > 1
+    database = InMemoryExampleDatabase() if two_runs else None
+    generate = [Phase.generate, Phase.target, *([Phase.shrink] if shrink and not two_runs else [])]
+    error = run(generate, database)
+    if two_runs and ctx.failure is not None and error is None:
+        found, ctx.window = ctx.failure, 1
+        error = run([Phase.reuse, Phase.shrink], database)
+        if ctx.failure is None:  # the replay did not reproduce it: report it as found
+            ctx.failure = found
     if shrink and ctx.failure is not None and error is None:
         ctx.failure = reduce(sut, ctx.failure)  # drop requests that do not matter
     return ExploreResult(
@@ -136,6 +179,12 @@ def explore(
         error,
         conditions=ctx.conditions,
     )
+
+
+def default_window(sut: Sut) -> int:
+    """In-process nothing overlaps, so every step is checked at once; a child process works
+    while the explorer generates the next steps."""
+    return 1 if isinstance(sut, InProcessSut) else PIPELINE_WINDOW
 
 
 def explore_rounds(

@@ -1,0 +1,112 @@
+"""One timed exploration, printed as one JSON line; run by ``bench_explore.py`` in a fresh process.
+
+It only uses what the explorer has always had (``explore()``, ``InProcessSut``, ``AdapterSut``),
+so the same file times today's tree and an older one (``PYTHONPATH`` pointing at its sources):
+
+    python benchmarks/explore_probe.py --examples N --steps N --seed S
+        [--adapter CMD] [--no-pipeline] [--window N] [--jobs N] [--record FILE]
+
+``--record FILE`` (in-process only) writes every request line and its reply line, for the replay
+adapter (``replay_adapter.py``) to answer the same run from a separate process in microseconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import shlex
+import time
+from typing import Any
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--examples", type=int, required=True)
+    parser.add_argument("--steps", type=int, required=True)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--adapter")
+    parser.add_argument("--no-pipeline", action="store_true")
+    parser.add_argument("--window", type=int)
+    parser.add_argument("--jobs", type=int, default=0, help="0: explore() itself; N: run_plan")
+    parser.add_argument("--record")
+    args = parser.parse_args()
+
+    from session_toolset_harness.explore import run, sut
+
+    if args.jobs:
+        from session_toolset_harness.explore.parallel import Plan, run_plan
+
+        plan = Plan(
+            examples=args.examples,
+            steps=args.steps,
+            seed=args.seed,
+            jobs=args.jobs,
+            shrink=False,
+            pipeline=not args.no_pipeline,
+            adapter=None if args.adapter is None else tuple(shlex.split(args.adapter)),
+        )
+        outcome = run_plan(plan)
+        result = outcome.result
+        print(
+            json.dumps(
+                {
+                    "steps": result.steps,
+                    "seconds": outcome.wall_seconds,
+                    "failure": None if result.failure is None else result.failure.reason,
+                    "error": result.error,
+                }
+            )
+        )
+        return
+
+    lines: list[tuple[str, str]] = []
+    if args.record:
+        original = sut.handle_line  # type: ignore[attr-defined]
+
+        def recording(world: Any, line: bytes) -> Any:
+            reply = original(world, line)
+            text = json.dumps(reply, ensure_ascii=False, separators=(",", ":"))
+            lines.append((line.decode("utf-8", "surrogateescape"), text))
+            return reply
+
+        sut.handle_line = recording  # type: ignore[attr-defined]
+    target: Any = (
+        sut.InProcessSut() if args.adapter is None else sut.AdapterSut(shlex.split(args.adapter))
+    )
+    options: dict[str, Any] = {}
+    accepted = inspect.signature(run.explore).parameters
+    if "pipeline" in accepted:
+        options["pipeline"] = not args.no_pipeline
+    if args.window is not None and "window" in accepted:
+        options["window"] = args.window
+    start = time.perf_counter()
+    result = run.explore(
+        target,
+        examples=args.examples,
+        steps=args.steps,
+        seed_value=args.seed,
+        shrink=False,
+        **options,
+    )
+    seconds = time.perf_counter() - start
+    target.close()
+    if args.record:
+        with open(args.record, "w", encoding="utf-8") as out:
+            for request, reply in lines:
+                out.write(json.dumps([request, reply]) + "\n")
+    print(
+        json.dumps(
+            {
+                "steps": result.steps,
+                "seconds": seconds,
+                "failure": None if result.failure is None else result.failure.reason,
+                "error": result.error,
+                "module": run.__file__,
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

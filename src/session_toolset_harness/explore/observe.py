@@ -1,0 +1,323 @@
+"""Checking a system under test step by step, pipelined, observing what a step can have changed.
+
+The machine hands every step (its request and the oracle's expected reply) to an `Observer`.
+The observer decides which observation requests follow it, writes them to the system under test
+without waiting (pipelining: no request the explorer sends depends on a reply of the SUT — the
+next request is always computed from the expected side), and reads and checks the replies in
+order once a window of requests is outstanding, at the end of every example, or at once when
+pipelining is off.  A divergence is raised at the step it happened at, with the log up to it.
+
+What is observed after a step (`observation_items`):
+
+* every item whose *expected* reply changed with the step (the model says it moved);
+* every item the request names: ``snapshot`` of the set names in ``set``/``into``/``name``,
+  ``catalog_state`` after a ``catalog_*`` operation, ``factory_calls`` of the tool called through
+  the gate (all of them after ``authorize_wire``);
+* all of them (``catalog_state``, ``snapshot`` of every pooled set name, ``factory_calls`` of
+  every pooled tool) after the reset that starts an example, after every `FULL_EVERY`-th step
+  and at the end of every example.
+
+So an implementation that changes something the model says a step leaves alone is still caught:
+by the next full observation at the latest, and always before the example ends (the end-of-example
+observation is compared like any other).  Nothing is dropped from what is compared: every reply
+is checked against the oracle by the PROTOCOL.md subset rule, a rejection must carry a string
+message (under 512 bytes for gate denials), and after a rejection every item observed must equal,
+in full, its last observation when no accepted step came in between (no partial mutation).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ..conform.jsonio import RawLine, encode_line
+from ..conform.matcher import first_difference
+from . import pools
+from .context import Divergence, DivergenceError, RunContext, StepRecord
+from .protocol_rules import op_name
+from .sut import LockStep, Sut, SutFailure
+
+Reply = dict[str, Any]
+
+OBSERVATION: Final[tuple[Reply, ...]] = (
+    {"op": "catalog_state"},
+    *({"op": "snapshot", "set": n} for n in pools.SET_NAMES),
+    *({"op": "factory_calls", "tool": t} for t in pools.TOOL_IDS),
+)
+_LINES: Final = tuple(encode_line(r) for r in OBSERVATION)
+_CATALOG: Final = 0
+_SNAPSHOT: Final = {name: 1 + i for i, name in enumerate(pools.SET_NAMES)}
+_FACTORY: Final = {tool: 1 + len(pools.SET_NAMES) + i for i, tool in enumerate(pools.TOOL_IDS)}
+ALL_ITEMS: Final = tuple(range(len(OBSERVATION)))
+
+FULL_EVERY: Final = 8
+"""Every this many steps the whole observable state is read, whatever the step touched."""
+GATE_MESSAGE_LIMIT: Final = 512
+_RESET: Final[Reply] = {"op": "reset"}
+_RESET_LINE: Final = encode_line(_RESET)
+_PROBE_LINE: Final = encode_line({"op": "hello"})
+
+
+def outcome(reply: Reply) -> str:
+    return "ok" if reply.get("ok") is True else str(reply.get("error"))
+
+
+def _without_message(reply: Reply) -> Reply:
+    return {k: v for k, v in reply.items() if k != "message"} if "message" in reply else reply
+
+
+def named_items(request: Reply | RawLine) -> set[int]:
+    """The observation items a request names, whatever the model expects it to do (a raw line
+    names none: what it changes shows as a changed expected item, or at the next full read)."""
+    if isinstance(request, RawLine):
+        return set()
+    op = str(request.get("op"))
+    items = {_SNAPSHOT[v] for k in ("set", "into", "name") if (v := request.get(k)) in _SNAPSHOT}
+    if op.startswith("catalog_"):
+        items.add(_CATALOG)
+    if op == "authorize" and request.get("tool") in _FACTORY:
+        items.add(_FACTORY[str(request["tool"])])
+    elif op == "authorize_wire":
+        items.update(_FACTORY.values())
+    return items
+
+
+@dataclass
+class _Entry:
+    """One submitted step awaiting its replies: the operation (``None`` for a bare observation)
+    and the observation items that follow it, with their expected replies."""
+
+    index: int
+    request: Reply | RawLine | None
+    expected: Reply | None
+    items: tuple[int, ...]
+    observed: tuple[Reply, ...]
+    probe: bool = False
+    """End of the example: a ``hello`` sync probe follows the observation."""
+
+
+class Observer:
+    """The comparison core of one example (one machine instance)."""
+
+    def __init__(
+        self,
+        ctx: RunContext,
+        expect: Callable[[Reply], Reply],
+        state: Callable[[], object],
+    ) -> None:
+        """``expect`` answers a request from the expected side; ``state`` is a value that
+        changes whenever an expected observation can (expected observations are cached on it)."""
+        self.ctx = ctx
+        self._sut: Sut = ctx.sut if ctx.pipeline else LockStep(ctx.sut)
+        self._expect = expect
+        self._state = state
+        self.log: list[StepRecord] = []
+        self._seen_state: object = _Unset
+        self._expected: list[Reply] = []
+        self._pending: list[_Entry] = []
+        self._outstanding = 0
+        self._index = 0
+        self._last_ok = 0
+        self._last_actual: list[Reply | None] = [None] * len(OBSERVATION)
+        self._last_expected: list[Reply | None] = [None] * len(OBSERVATION)
+        self._last_seen = [0] * len(OBSERVATION)
+        self._failure = ""
+        self._received = 0
+        self.failed = False
+
+    # -- submitting --------------------------------------------------------------------------
+    def start(self) -> None:
+        """Reset the SUT and observe everything (the reset's own reply is not compared)."""
+        self._sut.start_example()
+        self._submit(None, None, ALL_ITEMS, reset=True)
+
+    def step(self, request: Reply | RawLine, expected: Reply) -> None:
+        """One operation: queued, checked when its window is read (at once without pipelining)."""
+        self._index += 1
+        before = self._expected
+        now = self._expected_now()
+        if self._index % FULL_EVERY == 0:
+            items: tuple[int, ...] = ALL_ITEMS
+        else:
+            wanted = named_items(request)
+            wanted.update(i for i in ALL_ITEMS if now[i] is not before[i])
+            items = tuple(sorted(wanted))
+        self._submit(request, expected, items)
+
+    def finish(self) -> None:
+        """End of the example: observe everything and check whatever is still outstanding."""
+        if self.failed:
+            return
+        self._index += 1
+        self._submit(None, None, ALL_ITEMS, probe=True)
+        self.drain()
+
+    def _expected_now(self) -> list[Reply]:
+        """The expected observation, one object per item kept while its value is unchanged
+        (so "did the model move this item" is an identity test)."""
+        state = self._state()
+        if state is self._seen_state or state == self._seen_state:
+            return self._expected
+        fresh = [self._expect(r) for r in OBSERVATION]
+        old = self._expected
+        if old:
+            fresh = [o if o == f else f for o, f in zip(old, fresh, strict=True)]
+        self._expected, self._seen_state = fresh, state
+        return fresh
+
+    def _submit(
+        self,
+        request: Reply | RawLine | None,
+        expected: Reply | None,
+        items: tuple[int, ...],
+        *,
+        reset: bool = False,
+        probe: bool = False,
+    ) -> None:
+        observed = tuple(self._expected_now()[i] for i in items)
+        lines = [_LINES[i] for i in items]
+        if reset:
+            lines.insert(0, _RESET_LINE)
+            request = _RESET
+        elif request is not None:
+            lines.insert(0, encode_line(request))
+        if probe:
+            lines.append(_PROBE_LINE)
+        self._pending.append(_Entry(self._index, request, expected, items, observed, probe))
+        self._outstanding += len(lines)
+        self._sut.submit(lines)
+        if self._outstanding >= self.ctx.window:
+            self.drain()
+
+    # -- checking ----------------------------------------------------------------------------
+    def drain(self) -> None:
+        """Read and check every outstanding reply, in order."""
+        pending, owed = self._pending, self._outstanding
+        self._pending, self._outstanding, self._received = [], 0, 0
+        try:
+            for entry in pending:
+                self._check(entry)
+        except DivergenceError as err:
+            reason = self._resynchronize(owed - self._received)
+            if reason is None or self.ctx.failure is None:
+                raise
+            self.ctx.failure = dataclasses.replace(self.ctx.failure, reason=reason)
+            raise DivergenceError(reason) from err
+
+    def _resynchronize(self, owed: int) -> str | None:
+        """After a divergence: read (and ignore) the replies still owed, so the SUT stays in
+        step for the next example, then probe it once; a reason when its replies turn out to be
+        shifted (it wrote more lines than it was sent), which then explains the divergence."""
+        try:
+            for _ in range(owed):
+                self._sut.receive()
+        except SutFailure:
+            return None
+        shifted = self._sut.resync()
+        if shifted is None or self.ctx.failure is None:
+            return None
+        return f"{shifted}; first visible as: {self.ctx.failure.reason}"
+
+    def _fail(self, reason: str, observation: list[StepRecord]) -> None:
+        self.failed = True
+        announce, self.ctx.on_divergence = self.ctx.on_divergence, None
+        if announce is not None:
+            announce()
+        self.ctx.failure = Divergence(tuple(self.log), tuple(observation), reason)
+        raise DivergenceError(reason)
+
+    def _receive(self) -> Reply | None:
+        self._received += 1
+        try:
+            return self._sut.receive()
+        except SutFailure as err:
+            self._failure = str(err)
+            return None
+
+    def _check(self, entry: _Entry) -> None:
+        request, expected = entry.request, entry.expected
+        code = "ok"
+        if request is not None:
+            reply = self._receive()
+            if expected is None:  # the reset: its reply is not compared
+                if reply is None:
+                    self._fail(f"no usable reply to reset: {self._failure}", [])
+            else:
+                code = self._check_reply(request, expected, reply)
+        actual = [self._receive() for _ in entry.items]
+        records = [
+            StepRecord(OBSERVATION[i], e, a)
+            for i, e, a in zip(entry.items, entry.observed, actual, strict=True)
+        ]
+        for i, record in zip(entry.items, records, strict=True):
+            seen, exp = record.actual, record.expected
+            bare = None if seen is None else _without_message(seen)
+            if bare is not None and exp is self._last_expected[i] and bare == self._last_actual[i]:
+                continue  # nothing moved on either side, and it matched before
+            found = None if bare is None else first_difference(exp, bare)
+            if bare is None or found is not None:
+                where = "no reply" if found is None else f"{found.path}: {found.message}"
+                after = (
+                    "the reset"
+                    if expected is None and request is not None
+                    else ("the end of the example" if request is None else op_name(request))
+                )
+                self._fail(
+                    f"observable state differs after {after} ({record.request['op']} {where})",
+                    records,
+                )
+            frame = code != "ok" and self._last_ok <= self._last_seen[i]
+            if frame and bare != self._last_actual[i]:
+                op = "?" if request is None else op_name(request)
+                self._fail(f"rejected {op} ({code}) changed the SUT's state", records)
+            if frame and exp != self._last_expected[i]:
+                op = "?" if request is None else op_name(request)
+                self._fail(f"oracle: rejected {op} ({code}) changed its state", records)
+        if entry.probe:
+            self._check_probe(self._receive())
+        if code == "ok":
+            self._last_ok = entry.index
+        for i, record in zip(entry.items, records, strict=True):
+            assert record.actual is not None
+            self._last_actual[i] = _without_message(record.actual)
+            self._last_expected[i] = record.expected
+            self._last_seen[i] = entry.index
+
+    def _check_probe(self, reply: Reply | None) -> None:
+        if reply is None:
+            self._fail(f"no usable reply to the end-of-example hello: {self._failure}", [])
+        elif reply.get("ok") is not True or reply.get("protocol") != 1:
+            self._fail(
+                "the sync probe hello at the end of the example got a reply that is not a hello "
+                "reply: the adapter wrote more reply lines than it received requests",
+                [],
+            )
+
+    def _check_reply(self, request: Reply | RawLine, expected: Reply, actual: Reply | None) -> str:
+        self.log.append(StepRecord(request, expected, actual))
+        if actual is None:
+            self._fail(f"no usable reply: {self._failure}", [])
+        assert actual is not None
+        self.ctx.steps_run += 1
+        code = outcome(expected)
+        self.ctx.coverage[(op_name(request), code)] += 1
+        diff = first_difference(expected, actual)
+        if diff is not None:
+            self._fail(f"reply differs at {diff.path}: {diff.message}", [])
+        if actual.get("ok") is not True:
+            message = actual.get("message")
+            if not isinstance(message, str):
+                self._fail("a rejection without a string message", [])
+            limit_applies = str(actual.get("error", "")).startswith("ToolAuthorizationError.")
+            if limit_applies and len(str(message).encode()) >= GATE_MESSAGE_LIMIT:
+                self._fail(f"gate denial message is {len(str(message))} bytes (limit 512)", [])
+        return code
+
+
+class _UnsetType:
+    pass
+
+
+_Unset = _UnsetType()

@@ -1,0 +1,169 @@
+"""The ``--json`` report of one exploration (one machine, one shard) and ``--merge`` of several.
+
+A report carries the plan (seed, jobs, shard, budget, profile minimum), the coverage table, the
+verdict and, on a divergence, its reason and the vector file written.  Merging sums the coverage
+tables, checks that the shards of one plan are all there exactly once, and gives one verdict:
+any divergence or error fails, and so does a coverage minimum unmet by the merged table.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import coverage
+from .parallel import Plan, PlanResult
+
+FORMAT = "session-toolset explore report"
+VERSION = 1
+
+
+class ReportError(ValueError):
+    """A ``--merge`` input that is not a readable explore report."""
+
+
+def build(
+    plan: Plan, outcome: PlanResult, *, profile: str, adapter: str, vector: Path | None
+) -> dict[str, Any]:
+    result = outcome.result
+    failure = result.failure
+    if failure is not None:
+        verdict = "divergence"
+    elif result.error is not None:
+        verdict = "error"
+    elif plan.shard[1] == 1 and coverage.missing(result.coverage, plan.min_hits):
+        verdict = "coverage"
+    else:
+        verdict = "pass"
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "adapter": adapter,
+        "profile": profile,
+        "seed": plan.seed,
+        "jobs": plan.jobs,
+        "shard": list(plan.shard),
+        "examples": plan.examples,
+        "steps_per_example": plan.steps,
+        "min_hits": plan.min_hits,
+        "pipeline": plan.pipeline,
+        "steps": result.steps,
+        "wall_seconds": round(outcome.wall_seconds, 3),
+        "cpu_seconds": round(result.cpu_seconds, 3),
+        "verdict": verdict,
+        "error": result.error,
+        "divergence": None
+        if failure is None
+        else {
+            "reason": failure.reason,
+            "seed": result.seed,
+            "stream": outcome.failing_stream,
+            "steps": len(failure.steps),
+            "vector": None if vector is None else str(vector),
+        },
+        "streams": [
+            {
+                "stream": r.stream,
+                "seed": r.seed,
+                "examples": r.examples,
+                "steps": r.steps,
+                "stopped_early": r.stopped,
+            }
+            for r in outcome.runs
+        ],
+        "coverage": [[op, code, hits] for (op, code), hits in sorted(result.coverage.items())],
+    }
+
+
+def write(path: Path, report: dict[str, Any]) -> None:
+    path.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+
+
+def read(path: Path) -> dict[str, Any]:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as err:
+        raise ReportError(f"cannot read {path}: {err}") from None
+    except json.JSONDecodeError as err:
+        raise ReportError(f"{path} is not JSON: {err}") from None
+    if not isinstance(value, dict) or value.get("format") != FORMAT:
+        raise ReportError(f"{path} is not an explore report (written by explore --json)")
+    if value.get("version") != VERSION:
+        raise ReportError(f"{path}: report version {value.get('version')!r}, expected {VERSION}")
+    try:
+        _check_shape(value)
+    except (TypeError, ValueError, KeyError) as err:
+        raise ReportError(f"{path}: malformed report ({err})") from None
+    return value
+
+
+def _check_shape(report: dict[str, Any]) -> None:
+    k, n = report["shard"]
+    if not (isinstance(k, int) and isinstance(n, int) and 1 <= k <= n):
+        raise ValueError("shard")
+    for op, code, hits in report["coverage"]:
+        if not (isinstance(op, str) and isinstance(code, str) and isinstance(hits, int)):
+            raise ValueError("coverage row")
+    if report["verdict"] not in ("pass", "divergence", "error", "coverage"):
+        raise ValueError("verdict")
+    int(report["steps"])
+    int(report["min_hits"])
+
+
+@dataclass
+class Merged:
+    coverage: Counter[tuple[str, str]]
+    steps: int
+    problems: list[str]
+    """Why the merged verdict fails: divergences, errors, missing or repeated shards."""
+    short: list[tuple[tuple[str, str], int]]
+    min_hits: int
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and not self.short
+
+
+def merge(reports: list[tuple[Path, dict[str, Any]]]) -> Merged:
+    hits: Counter[tuple[str, str]] = Counter()
+    problems: list[str] = []
+    steps = 0
+    plans: dict[tuple[Any, ...], list[int]] = {}
+    for path, report in reports:
+        for op, code, count in report["coverage"]:
+            hits[(op, code)] += count
+        steps += int(report["steps"])
+        if report["verdict"] == "divergence":
+            found = report["divergence"] or {}
+            problems.append(
+                f"{path}: divergence (seed {found.get('seed')}): {found.get('reason')}"
+                + (f"; vector {found['vector']}" if found.get("vector") else "")
+            )
+        elif report["verdict"] == "error":
+            problems.append(f"{path}: error: {report.get('error')}")
+        key = (
+            report["adapter"],
+            report["seed"],
+            report["jobs"],
+            report["examples"],
+            report["steps_per_example"],
+            report["shard"][1],
+        )
+        plans.setdefault(key, []).append(int(report["shard"][0]))
+    for (_adapter, seed, jobs, _e, _s, n), shards in sorted(plans.items(), key=str):
+        counts = Counter(shards)
+        missing = [k for k in range(1, n + 1) if k not in counts]
+        repeated = sorted(k for k, c in counts.items() if c > 1)
+        label = f"seed {seed}, --jobs {jobs}, {n} shards"
+        if missing:
+            problems.append(f"{label}: shard(s) {', '.join(f'{k}/{n}' for k in missing)} missing")
+        if repeated:
+            problems.append(
+                f"{label}: shard(s) {', '.join(f'{k}/{n}' for k in repeated)} given more than once"
+            )
+    minimum = max((int(r["min_hits"]) for _, r in reports), default=0)
+    short = coverage.missing(hits, minimum) if minimum else []
+    return Merged(hits, steps, problems, short, minimum)

@@ -1,0 +1,1 @@
+"""Adapters with injected transport faults, for the explorer's pipelining tests."""

@@ -1,0 +1,46 @@
+"""The reference adapter with one transport fault: ``--fault crash|hang|extra --on OP --nth N``
+misbehaves on the N-th request (counted per process) whose op is OP.
+
+* ``crash``: exit with status 3 instead of replying;
+* ``hang``: stop answering (sleep);
+* ``extra``: write the reply twice (one line nobody asked for).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from session_toolset.adapter import World, handle_line
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--fault", choices=["crash", "hang", "extra"], required=True)
+    parser.add_argument("--on", required=True)
+    parser.add_argument("--nth", type=int, default=1)
+    args = parser.parse_args()
+    world, seen = World(), 0
+    for raw in sys.stdin.buffer:
+        line = raw.rstrip(b"\n")
+        reply = handle_line(world, line)
+        text = json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n"
+        if json.loads(line).get("op") == args.on:
+            seen += 1
+            if seen == args.nth:
+                if args.fault == "crash":
+                    sys.stderr.write("injected crash\n")
+                    return 3
+                if args.fault == "hang":
+                    time.sleep(3600)
+                if args.fault == "extra":
+                    sys.stdout.write(text)
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

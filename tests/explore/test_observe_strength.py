@@ -1,0 +1,71 @@
+"""Observing only what a step can have changed loses nothing: a fault in something the step's own
+observation skips is caught by the periodic full observation or, at the latest, by the one at the
+end of the example (and explore finds it)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from session_toolset_harness.explore import observe, pools
+from session_toolset_harness.explore.context import DivergenceError, RunContext
+from session_toolset_harness.explore.machine import ExploreMachine
+from session_toolset_harness.explore.run import explore
+from session_toolset_harness.explore.sut import InProcessSut
+
+INSERT = {
+    "op": "catalog_insert",
+    "source": {"kind": "builtin", "name": "read"},
+    "provenance": {"kind": "builtin_runtime"},
+    "schema": pools.SCHEMAS[0],
+}
+
+
+class StaleCheckCountsACall(InProcessSut):
+    """The fault: ``is_stale`` (which changes nothing, says the model) also bumps the factory
+    counter of a tool it does not name — visible only in a ``factory_calls`` observation."""
+
+    def submit(self, lines: Sequence[bytes]) -> None:
+        super().submit(lines)
+        if any(line.startswith(b'{"op":"is_stale"') for line in lines):
+            self.world.factory_calls["mcp.srv:query"] += 1
+
+
+def machine() -> tuple[ExploreMachine, RunContext]:
+    ctx = RunContext(StaleCheckCountsACall(), pools.reference_digests())
+    return ExploreMachine(ctx), ctx
+
+
+def test_is_stale_names_no_factory_counter() -> None:
+    assert observe.named_items({"op": "is_stale", "set": "A"}) == {observe._SNAPSHOT["A"]}
+
+
+def test_the_end_of_example_observation_catches_what_the_step_skipped() -> None:
+    m, ctx = machine()
+    m.step(INSERT)
+    m.step({"op": "set_new", "name": "A", "session": "s1", "core": ["builtin:read"]})
+    m.step({"op": "is_stale", "set": "A"})  # the fault acts here, unobserved by this step
+    with pytest.raises(DivergenceError):
+        m.teardown()
+    assert ctx.failure is not None
+    assert "end of the example" in ctx.failure.reason
+    assert "factory_calls" in ctx.failure.reason
+    assert ctx.failure.steps[-1].request["op"] == "is_stale"
+
+
+def test_the_periodic_full_observation_catches_it_before_the_end() -> None:
+    m, ctx = machine()
+    m.step(INSERT)
+    m.step({"op": "is_stale", "set": "nope"})  # a Protocol rejection, then neutral steps
+    with pytest.raises(DivergenceError):
+        for _ in range(observe.FULL_EVERY):
+            m.step({"op": "catalog_rebase_past", "prior": 0})
+    assert ctx.failure is not None and "factory_calls" in ctx.failure.reason
+    assert len(ctx.failure.steps) == observe.FULL_EVERY  # the step with index FULL_EVERY
+
+
+def test_explore_finds_the_skipped_observation_fault() -> None:
+    result = explore(StaleCheckCountsACall(), examples=100, steps=30, seed_value=0, shrink=False)
+    assert result.failure is not None
+    assert "factory_calls" in result.failure.reason
