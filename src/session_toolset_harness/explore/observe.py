@@ -74,10 +74,14 @@ def named_items(request: Reply | RawLine) -> set[int]:
     if isinstance(request, RawLine):
         return set()
     op = str(request.get("op"))
-    items = {_SNAPSHOT[v] for k in ("set", "into", "name") if (v := request.get(k)) in _SNAPSHOT}
+    items = {
+        _SNAPSHOT[v]
+        for k in ("set", "into", "name")
+        if isinstance(v := request.get(k), str) and v in _SNAPSHOT  # a faulty field: any value
+    }
     if op.startswith("catalog_"):
         items.add(_CATALOG)
-    if op == "authorize" and request.get("tool") in _FACTORY:
+    if op == "authorize" and isinstance(request.get("tool"), str) and request["tool"] in _FACTORY:
         items.add(_FACTORY[str(request["tool"])])
     elif op == "authorize_wire":
         items.update(_FACTORY.values())
