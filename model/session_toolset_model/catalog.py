@@ -20,6 +20,8 @@ def checked_next(alg: Algebra, v: Variant, g: Term) -> tuple[Term, Term]:
         return alg.bool_(False), nxt
     if v.has("generation_wraps"):
         return alg.bool_(False), alg.ite(top, alg.int_(0), nxt)
+    if v.has("checked_next_early"):
+        return alg.le(alg.int_(MAX_GENERATION - 1), g), nxt
     return top, nxt
 
 
@@ -97,6 +99,11 @@ def upsert(
     dropped = alg.ite(other, alg.store(st.catalog, replaced, alg.none("rec")), st.catalog)
     stored = alg.store(dropped, tool, record(alg, digest, prov, trust))
     post = _advanced(alg, v, st, ok, stored, nxt)
+    if v.has("upsert_identical_no_advance"):
+        identical = alg.and_(
+            alg.not_(other), alg.eq(alg.select(st.catalog, tool), record(alg, digest, prov, trust))
+        )
+        post = State(post.catalog, alg.ite(identical, st.gen, post.gen), post.calls, post.sets)
     if v.has("upsert_drops_before_check"):
         post = State(alg.ite(dup, dropped, post.catalog), post.gen, post.calls, post.sets)
     return Result(code, post, {"tool": tool, "generation": post.gen})
@@ -108,6 +115,8 @@ def remove(alg: Algebra, v: Variant, st: State, tool: Term) -> Result:
     present = alg.is_some(alg.select(st.catalog, tool))
     code = first_failure(alg, [(alg.and_(present, exhausted), "CatalogError.GenerationExhausted")])
     mutate = alg.and_(is_ok(alg, code), present)
+    if v.has("remove_absent_advances"):
+        mutate = alg.and_(is_ok(alg, code), alg.not_(exhausted))
     removed = alg.store(st.catalog, tool, alg.none("rec"))
     post = _advanced(alg, v, st, mutate, removed, nxt)
     if v.has("remove_before_generation_check"):
@@ -122,6 +131,9 @@ def rebase_past(alg: Algebra, v: Variant, st: State, prior: Term) -> Result:
     code = first_failure(alg, [(overflow, "CatalogGenerationOverflow")])
     ok = is_ok(alg, code)
     post = _advanced(alg, v, st, ok, st.catalog, nxt)
+    if v.has("rebase_to_prior"):
+        to_prior = alg.and_(ok, alg.lt(st.gen, prior))
+        post = State(post.catalog, alg.ite(to_prior, prior, post.gen), post.calls, post.sets)
     if v.has("rebase_overflow_sticks"):
         post = State(
             post.catalog,

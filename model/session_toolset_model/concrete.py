@@ -209,6 +209,9 @@ class ConcreteAlgebra:
     def exists_key(self, cands: Cands, sort: str, pred: Callable[[Term], Term]) -> Term:
         return any(_truth(pred(k)) for k in cands)
 
+    def exists(self, cands: Cands, sort: str, pred: Callable[[Term], Term]) -> Term:
+        return self.exists_key(cands, sort, pred)
+
     def unverified(self, prov: Term) -> Term:
         return prov is not None and self._unverified(prov)
 

@@ -104,7 +104,9 @@ def route_session_set(
     fallback_session: Term,
 ) -> Result:
     """`route_session_set`: a copy of the retained set as is, else a fresh default-core set."""
-    fallback = fresh_set(alg, v, st, into, fallback_session, default_core(alg, st))
+    fallback = fresh_set(alg, v, st, into, fallback_session, default_core(alg, v, st))
+    if v.has("route_fresh_when_retained"):
+        has_retained = alg.bool_(False)
     routed = alg.ite(has_retained, alg.select(st.sets, retained), fallback)
     post = choose(
         alg,

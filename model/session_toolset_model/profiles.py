@@ -56,6 +56,23 @@ MUTANTS: dict[str, str] = {
     "unauthorized_model_activates": "model-initiated activation ignores the authority value",
     "model_issuance_partial": "model-initiated activation applies grants issued before a failure",
     "reset_rewinds_generation": "reset rewinds the catalog generation below 0 (an unchecked 0 - 1)",
+    # The bugs of issue 8 that no proof row used to refute (each now refuted by a named obligation)
+    "upsert_identical_no_advance": "an upsert storing an identical record returns ok, no advance",
+    "rebase_to_prior": "rebase_past(prior) with prior above the current value sets it to prior",
+    "revoke_keeps_schemagen": "revoke_exact does not advance schema_generation",
+    "activate_keeps_schemagen": "activate does not advance schema_generation",
+    "already_activated_session_wide": "AlreadyActivated also looks at other sets of the session",
+    "checked_next_early": "checked_next fails at 2^64-2, one value early",
+    "z3_first_index_strict": "Z3 side definition of first_index says k < n instead of k <= n",
+    "z3_first_occ_any": "Z3 side definition of seq_first_index picks any occurrence, not the first",
+    # further realistic single-rule bugs (issue 8's list of 12, reconstructed)
+    "remove_absent_advances": "remove of an absent tool advances the generation",
+    "batch_replaces_activations": "a successful batch replaces the set's activations by the batch",
+    "revoke_core_session_wide": "revoke_exact reports CoreTool when any set of the session has "
+    "the tool in its core",
+    "revoke_checks_activation_first": "revoke_exact checks NotActivated before CoreTool",
+    "route_fresh_when_retained": "route builds a fresh default set even when a set is retained",
+    "default_core_includes_unverified": "default_core_for_catalog also pins Unverified records",
 }
 
 

@@ -35,12 +35,13 @@ def pin_of(alg: Algebra, rec: Term) -> Term:
     return alg.some("pin", digest=alg.get(rec, "digest"), prov=alg.get(rec, "prov"))
 
 
-def default_core(alg: Algebra, st: State) -> Term:
+def default_core(alg: Algebra, v: Variant, st: State) -> Term:
     """Core of `default_core_for_catalog`: every record whose provenance is not Unverified."""
+    keep = _verified(alg, v)
     return alg.update_map(
         alg.empty_map("pin"),
         alg.keys(st.catalog),
-        lambda t, old: _pin_if(alg, st, t, old, lambda r: alg.not_(alg.unverified(r))),
+        lambda t, old: _pin_if(alg, st, t, old, keep),
     )
 
 
@@ -57,6 +58,13 @@ def _pin_if(alg: Algebra, st: State, t: Term, old: Term, cond: Callable[[Term], 
     rec = alg.select(st.catalog, t)
     keep = alg.and_(alg.is_some(rec), cond(alg.get(rec, "prov")))
     return alg.ite(keep, pin_of(alg, rec), old)
+
+
+def _verified(alg: Algebra, v: Variant) -> Callable[[Term], Term]:
+    """The default-core filter: not Unverified (the `default_core_includes_unverified` mutant)."""
+    if v.has("default_core_includes_unverified"):
+        return lambda _r: alg.bool_(True)
+    return lambda r: alg.not_(alg.unverified(r))
 
 
 def fresh_set(alg: Algebra, v: Variant, st: State, name: Term, session: Term, core: Term) -> Term:
@@ -122,7 +130,7 @@ def new(alg: Algebra, v: Variant, st: State, name: Term, session: Term, core_ids
 
 def new_default_core(alg: Algebra, v: Variant, st: State, name: Term, session: Term) -> Result:
     """`default_core_for_catalog(session, catalog)` stored under ``name``."""
-    value = fresh_set(alg, v, st, name, session, default_core(alg, st))
+    value = fresh_set(alg, v, st, name, session, default_core(alg, v, st))
     return Result(alg.code("ok"), put_fresh(alg, v, st, name, value, alg.bool_(True)))
 
 
@@ -166,10 +174,28 @@ def activation_check(alg: Algebra, v: Variant, st: State, s: Term, grant: Term) 
     )
     if not v.has("activate_skips_generation"):
         checks.append((alg.not_(alg.eq(alg.get(s, "catgen"), st.gen)), "StaleSnapshot"))
-    checks.append((alg.is_some(alg.select(alg.get(s, "acts"), tool)), "AlreadyActivated"))
+    already = alg.is_some(alg.select(alg.get(s, "acts"), tool))
+    if v.has("already_activated_session_wide"):
+        already = alg.or_(already, session_wide(alg, st, s, "acts", tool))
+    checks.append((already, "AlreadyActivated"))
     if not v.has("core_activation_overlap"):
         checks.append((alg.is_some(alg.select(alg.get(s, "core"), tool)), "AlreadyCore"))
     return first_failure(alg, [(c, f"ActivationError.{n}") for c, n in checks])
+
+
+def session_wide(alg: Algebra, st: State, s: Term, part: str, tool: Term) -> Term:
+    """Whether some set of ``s``'s session has ``tool`` in its ``part`` (core or acts): the
+    lookup the session-wide mutants wrongly add (a set depends only on itself, SPEC.md §6)."""
+
+    def holds(n: Term) -> Term:
+        o = alg.select(st.sets, n)
+        return alg.and_(
+            alg.is_some(o),
+            alg.eq(alg.get(o, "session"), alg.get(s, "session")),
+            alg.is_some(alg.select(alg.get(o, part), tool)),
+        )
+
+    return alg.exists(alg.keys(st.sets), "setname", holds)
 
 
 def activation_of(alg: Algebra, st: State, grant: Term) -> Term:
@@ -223,7 +249,12 @@ def activate(alg: Algebra, v: Variant, st: State, name: Term, grant: Term) -> Re
             alg,
             o,
             acts=alg.store(alg.get(o, "acts"), tool, act),
-            schemagen=advance_schemagen(alg, v, alg.get(o, "schemagen"), alg.int_(1)),
+            schemagen=advance_schemagen(
+                alg,
+                v,
+                alg.get(o, "schemagen"),
+                alg.int_(0 if v.has("activate_keeps_schemagen") else 1),
+            ),
         )
 
     post = _write(alg, v, st, name, ok, change)
@@ -306,6 +337,12 @@ def activate_many(alg: Algebra, v: Variant, st: State, name: Term, grants: Term)
                     old,
                 ),
             )
+            if v.has("batch_replaces_activations"):
+                acts = alg.update_map(
+                    acts,
+                    alg.keys(alg.get(o, "acts")),
+                    lambda t, a: alg.ite(seq_contains(alg, grants, "tool", t), a, alg.none("act")),
+                )
             one = alg.ite(nonempty, alg.int_(1), alg.int_(0))
             step = n if v.has("schema_gen_per_grant") else one
             schemagen = advance_schemagen(alg, v, alg.get(o, "schemagen"), step)
@@ -328,18 +365,23 @@ def activate_many(alg: Algebra, v: Variant, st: State, name: Term, grants: Term)
 def revoke_exact(alg: Algebra, v: Variant, st: State, name: Term, tool: Term) -> Result:
     """`revoke_exact(id)`: CoreTool, then NotActivated; else remove and advance by one."""
     s = alg.select(st.sets, name)
-    code = first_failure(
-        alg,
-        [
-            (alg.is_some(alg.select(alg.get(s, "core"), tool)), "ExactRevocationError.CoreTool"),
-            (
-                alg.not_(alg.is_some(alg.select(alg.get(s, "acts"), tool))),
-                "ExactRevocationError.NotActivated",
-            ),
-        ],
-    )
+    in_core = alg.is_some(alg.select(alg.get(s, "core"), tool))
+    if v.has("revoke_core_session_wide"):
+        in_core = alg.or_(in_core, session_wide(alg, st, s, "core", tool))
+    checks = [
+        (in_core, "ExactRevocationError.CoreTool"),
+        (
+            alg.not_(alg.is_some(alg.select(alg.get(s, "acts"), tool))),
+            "ExactRevocationError.NotActivated",
+        ),
+    ]
+    if v.has("revoke_checks_activation_first"):
+        checks.reverse()
+    code = first_failure(alg, checks)
     ok = is_ok(alg, code)
     delta = alg.int_(-1 if v.has("revoke_decrements") else 1)
+    if v.has("revoke_keeps_schemagen"):
+        delta = alg.int_(0)
 
     def change(o: Term) -> Term:
         return with_fields(
@@ -382,7 +424,7 @@ def rebuilt_for_catalog(
     inheritance, schema_generation 0, nothing reported dropped).
     """
     old = alg.select(st.sets, name)
-    core = alg.ite(progressive, progressive_core(alg, st), default_core(alg, st))
+    core = alg.ite(progressive, progressive_core(alg, st), default_core(alg, v, st))
     old_acts = alg.get(old, "acts")
     cands = alg.keys(old_acts)
 

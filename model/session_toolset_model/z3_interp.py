@@ -26,6 +26,7 @@ import z3  # type: ignore[import-untyped]
 
 from .algebra import MAX_GENERATION, Cands, Term
 from .outcomes import ALL_CODES, DROP_REASONS, TRUST_VALUES
+from .profiles import DEFAULT, Variant
 
 Tool = z3.DeclareSort("Tool")
 Session = z3.DeclareSort("Session")
@@ -135,11 +136,19 @@ class Z3Algebra:
     far more easily.  Proofs always use the unbounded mode.
     """
 
-    def __init__(self, bound: int | None = None) -> None:
+    def __init__(self, bound: int | None = None, variant: Variant = DEFAULT) -> None:
         self.bound = bound
+        self.variant = variant
+        """Only the interpretation's own mutants (``z3_*``) are read here."""
+        self.read_over_write = False
+        self.share_loops = False
+        """Read a store at its own key as the stored value, syntactically (an exact identity).
+        Two-run queries switch it on: the second run's world is the first one's target set
+        stored into an arbitrary map, so both runs read the same terms."""
         self.defs: list[Any] = []
         self.seqs: list[Z3Seq] = []
-        self._first_occ: dict[tuple[int, str], Any] = {}
+        self._first_occ: dict[Any, Any] = {}
+        self._first_idx: list[tuple[Any, Any, Any]] = []
 
     def seq(self, prefix: str, elem: str) -> Z3Seq:
         """A fresh, arbitrary sequence of ``elem`` (sort key in `SORTS`) of length >= 0."""
@@ -224,6 +233,8 @@ class Z3Algebra:
         return z3.K(dom, default)
 
     def select(self, m: Term, k: Term) -> Term:
+        if self.read_over_write and z3.is_store(m) and m.arg(1).eq(k):
+            return m.arg(2)
         return z3.Select(m, k)
 
     def store(self, m: Term, k: Term, v: Term) -> Term:
@@ -249,6 +260,10 @@ class Z3Algebra:
         k = z3.FreshConst(SORTS[sort], "k")
         self.defs.append(z3.ForAll([k], z3.Implies(pred(k), pred(w))))
         return pred(w)
+
+    def exists(self, cands: Cands, sort: str, pred: Callable[[Term], Term]) -> Term:
+        k = z3.FreshConst(SORTS[sort], "k")
+        return z3.Exists([k], pred(k))
 
     def unverified(self, prov: Term) -> Term:
         return UNVERIFIED(prov)
@@ -276,32 +291,28 @@ class Z3Algebra:
     def seq_first_index(self, s: Term, key: str, k: Term) -> Term:
         if self.bound is not None:
             return self._chain(s.length, lambda i: _key(s.at(z3.IntVal(i)), key) == k)
-        memo = (id(s), key)
+        memo: Any = (id(s), key)
+        if self.read_over_write:  # two runs reading the same terms share the symbol
+            element = z3.Const("seq!element", s.arr.sort().range())
+            seen = element if s.view is None else s.view(element)
+            memo = (s.arr.sexpr(), s.length.sexpr(), seen.sexpr(), key)
         if memo not in self._first_occ:
             f = z3.Function(f"first_occ!{next(_fresh)}", Tool, IntS)
-            i = z3.FreshConst(IntS, "i")
-            ki = _key(s.at(i), key)
-            self.defs.append(
-                z3.ForAll(
-                    [i],
-                    z3.Implies(
-                        z3.And(i >= 0, i < s.length),
-                        z3.And(f(ki) >= 0, f(ki) <= i, _key(s.at(f(ki)), key) == ki),
-                    ),
-                )
-            )
+            self.defs.append(first_occ_definition(self.variant, f, s, key))
             self._first_occ[memo] = (f, s)
         return self._first_occ[memo][0](k)
 
     def first_index(self, n: Term, pred: Callable[[Term], Term]) -> Term:
         if self.bound is not None:
             return self._chain(n, lambda i: pred(z3.IntVal(i)))
+        shape = pred(z3.Int("first_index!j"))
+        if self.share_loops:  # the same loop over the same terms: the same symbol
+            for n0, shape0, k0 in self._first_idx:
+                if n0.eq(n) and shape0.eq(shape):
+                    return k0
         k = fresh("first", IntS)
-        j = z3.FreshConst(IntS, "j")
-        self.defs.append(k >= 0)
-        self.defs.append(k <= n)
-        self.defs.append(z3.ForAll([j], z3.Implies(z3.And(j >= 0, j < k), z3.Not(pred(j)))))
-        self.defs.append(z3.Implies(k < n, pred(k)))
+        self.defs.extend(first_index_definition(self.variant, k, n, pred))
+        self._first_idx.append((n, shape, k))
         return k
 
     def seq_const(self, elems: tuple[Term, ...]) -> Term:
@@ -312,6 +323,37 @@ class Z3Algebra:
 
     def seq_prefix(self, s: Term, n: Term) -> Term:
         return Z3Seq(s.arr, n, s.view)
+
+
+def first_index_definition(v: Variant, k: Any, n: Any, pred: Callable[[Any], Any]) -> list[Any]:
+    """The side definition of ``k = first_index(n, pred)``: the least ``i`` in ``[0, n)`` with
+    ``pred(i)``, else ``n``.  One function, so the interpretation and the obligation that checks
+    it against the loop (`interp.first_index_exact`) read the same formula."""
+    j = z3.FreshConst(IntS, "j")
+    upper = k < n if v.has("z3_first_index_strict") else k <= n
+    return [
+        k >= 0,
+        upper,
+        z3.ForAll([j], z3.Implies(z3.And(j >= 0, j < k), z3.Not(pred(j)))),
+        z3.Implies(k < n, pred(k)),
+    ]
+
+
+def first_occ_definition(v: Variant, f: Callable[[Any], Any], s: Z3Seq, key: str) -> Any:
+    """The side definition of ``f(t) = seq_first_index(s, key, t)`` for every ``t`` occurring in
+    ``s``: an occurrence of ``t`` (index in range, element has key ``t``) no later than any
+    other.  Tools that do not occur are left unconstrained: `algebra.seq_contains` guards every
+    use, exactly as the concrete ``len(s)`` is only compared, never indexed."""
+    i = z3.FreshConst(IntS, "i")
+    ki = _key(s.at(i), key)
+    least = z3.BoolVal(True) if v.has("z3_first_occ_any") else f(ki) <= i
+    return z3.ForAll(
+        [i],
+        z3.Implies(
+            z3.And(i >= 0, i < s.length),
+            z3.And(f(ki) >= 0, f(ki) < s.length, least, _key(s.at(f(ki)), key) == ki),
+        ),
+    )
 
 
 def _key(e: Any, key: str) -> Any:

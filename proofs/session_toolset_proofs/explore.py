@@ -35,6 +35,8 @@ from session_toolset_model.state import Result, State, initial
 from session_toolset_model.values import Provenance, Source
 
 T0, T1, T2 = "mcp.srv-a:t0", "mcp.srv-a:t1", "mcp.srv-a:t2"
+BUILTIN = "builtin:read"
+"""Inserted only in the drift phase, so a progressive core can be non-empty."""
 TOOLS = (T0, T1, T2)
 SESSIONS = ("s-1", "s-2")
 DIGESTS = ("d0", "d1")
@@ -52,11 +54,15 @@ KINDS: dict[str, tuple[Provenance, str]] = {
     "mismatch": (P_B, "mismatch"),
 }
 """Record kinds as (provenance, source trust); `source_of` gives the matching source."""
+BUILTIN_KIND = (Provenance("builtin_runtime"), "trusted")
+"""The record of `BUILTIN` (not one of `KINDS`: the MCP tools never get it)."""
 
 
 def source_of(tool: str, prov: Any, trust: str) -> Source:
     """The capability source of a record of the exploration domain (inverse of `KINDS`)."""
     name = tool.split(":", 1)[1]
+    if prov == BUILTIN_KIND[0]:  # only `BUILTIN` is given the builtin runtime provenance
+        return Source("builtin", "", name)
     server = "srv-b" if (prov == P_B and trust == "trusted") else "srv-a"
     return Source("mcp", server, name)
 
@@ -140,6 +146,7 @@ PHASES: tuple[tuple[tuple[Action, ...], ...], ...] = (
         (new_set("A", "s-1", ()),),
         (new_set("A", "s-1", (T0,)),),
         (new_set("A", "s-1", ()), new_set("B", "s-1", ())),
+        (new_set("A", "s-1", ()), new_set("B", "s-1", (T0,))),
         (Action.of("set_default_core", name="A", session="s-1"),),
     ),
     (
@@ -158,7 +165,17 @@ PHASES: tuple[tuple[tuple[Action, ...], ...], ...] = (
         (upsert(T0, T0, "d0", "mismatch"),),
         (Action.of("catalog_remove", tool=T0),),
         (insert(T2, "d0", "trusted"),),
+        (
+            Action.of(
+                "catalog_insert",
+                tool=BUILTIN,
+                digest="d0",
+                prov=BUILTIN_KIND[0],
+                trust=BUILTIN_KIND[1],
+            ),
+        ),
         (Action.of("catalog_rebase_past", prior=MAX_GENERATION - 1),),
+        (Action.of("catalog_rebase_past", prior=MAX_GENERATION - 2),),
     ),
 )
 
@@ -240,9 +257,11 @@ def _key(st: State) -> Any:
 
 def second_state(opname: str, st: State, args: dict[str, Any]) -> tuple[State, list[str]]:
     """The other side of a self-composition: the same catalog, generation and counters, and only
-    the sets the operation's precondition needs (dropping sets preserves the invariant).
+    the sets the operation reads (its target, the rebuilt or retained set; dropping sets
+    preserves the invariant).
     Returns the state and the names of the sets kept."""
-    keep = [args[a] for a in ("name", "retained") if a in args and opname in ("rebuild", "route")]
+    fresh = opname in ("set_new", "set_default_core", "set_progressive_core")
+    keep = [args[a] for a in ("name", "retained") if a in args and not fresh]
     keep = [n for n in keep if n is not None and st.sets[n] is not None]
     sets = CMap.of(None, {n: st.sets[n] for n in keep})
     return State(st.catalog, st.gen, st.calls, sets), keep

@@ -15,10 +15,8 @@ except through sets and records they provably leave unchanged.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
-from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import z3  # type: ignore[import-untyped]
@@ -26,23 +24,25 @@ from session_toolset_model import z3_interp as zi
 from session_toolset_model.algebra import MAX_GENERATION
 from session_toolset_model.ops import OPS
 from session_toolset_model.profiles import Variant
-from session_toolset_model.state import Result, State, initial, same
+from session_toolset_model.state import initial, same
 from session_toolset_model.z3_interp import Z3Algebra, Z3Seq
 
-from .encode import fresh_args, fresh_state, invariant, invariant_premise
+from . import interp
+from . import postconditions as pc
+from .encode import invariant
+from .steps import FINITE_STATES, SEARCH_BOUND, Query, Step, sel, step
 
-
-@dataclass
-class Query:
-    """Premises, goal and counterexample terms of one obligation under one variant."""
-
-    alg: Z3Algebra
-    premises: list[Any]
-    goal: Any
-    witness: list[Any] = field(default_factory=list)
-    trace: dict[str, Any] = field(default_factory=dict)
-    steps: list[Step] = field(default_factory=list)
-    """The transitions the query is about (pre-state and arguments), for pinning."""
+__all__ = [
+    "EXPECTED_PROFILE_REFUTATIONS",
+    "FINITE_STATES",
+    "OBLIGATIONS",
+    "SEARCH_BOUND",
+    "Obligation",
+    "Query",
+    "Step",
+    "sel",
+    "step",
+]
 
 
 @dataclass(frozen=True)
@@ -54,109 +54,76 @@ class Obligation:
     build: Callable[[Variant], Query]
     refuted_by: tuple[str, ...]
 
+    @property
+    def case(self) -> str:
+        """The interesting case its witness must show (forced in the certified query)."""
+        return case_description(self.name)
+
+
+_SUCCESS = {
+    "catalog_insert": "a successful insert",
+    "catalog_upsert": "an upsert that drops another, present record",
+    "catalog_remove": "a record actually removed",
+    "catalog_rebase_past": "a rebase past a prior above the current generation",
+    "set_new": "a new set with at least two core ids",
+    "set_default_core": "a non-empty default core",
+    "set_progressive_core": "a non-empty progressive core",
+    "activate": "a successful activation",
+    "activate_many": "a successful batch of at least two",
+    "revoke": "a successful revocation",
+    "rebuild": "a carry-forward rebuild that drops something",
+    "activate_user": "a successful user activation",
+    "activate_model": "a confirmed model-initiated batch of at least two",
+    "route": "a retained set routed",
+}
+
+_CASES = (
+    ("invariant.init", "the initial state"),
+    ("no_partial_mutation.", "a rejection (of a batch of at least two, for batches)"),
+    ("zero_inheritance.frame.", "success while another set exists"),
+    ("zero_inheritance.fresh_set_empty.", "the name held a set with an activation"),
+    ("zero_inheritance.self_composition.", "the two worlds differ in their other sets"),
+    ("zero_inheritance.granted_for", "success (a batch of at least two)"),
+    ("drift_denial.activation_generation_strict", "success (a batch of at least two)"),
+    ("gate.soundness", "an authorized activated (not core) tool"),
+    ("gate.exactness", "a stale set, still authorized"),
+    ("gate.factory_only_on_success", "a successful call"),
+    ("drift_denial.rebuild_carries", "something carried and something dropped"),
+    ("drift_denial.rebuild_exact", "something dropped"),
+    ("drift_denial.stale_iff", "a stale set (routed from a retained one, for route)"),
+    ("atomic_batch.unauthorized", "an unconfirmed request naming at least one tool"),
+    ("atomic_batch.", "a successful batch of at least two"),
+    ("is_stale.pure", "a stale set"),
+    ("issue_grant.pure", "a grant issued"),
+    ("counters.generation_advances_by_one.catalog_upsert", "an identical record upserted"),
+    ("counters.generation_never_reused.", "a new value handed out (past a higher prior)"),
+    ("counters.checked_next_exact.", "the exhaustion outcome at 2^64-1"),
+    ("counters.overflow_fails_closed.", "at 2^64-1, an operation that would mutate"),
+    ("counters.schema_generation_advances", "success from schema_generation >= 1 (batch >= 2)"),
+    ("counters.schema_generation_never_decreases", "success (a batch >= 2; a rebuild drop)"),
+    ("postcondition.route", "a stale retained set"),
+    ("postcondition.set_default_core", "an Unverified record in the catalog"),
+    ("postcondition.", "success from schema_generation >= 1"),
+    ("interp.", "a batch of three whose first hit is not its first element"),
+)
+
+
+def case_description(name: str) -> str:
+    """The witness case of obligation ``name`` in words (`Obligation.case`)."""
+    for prefix in ("invariant.step.", "counters.generation_advances_by_one."):
+        if (
+            name.startswith(prefix)
+            and name[len(prefix) :] in _SUCCESS
+            and not (name.endswith("catalog_upsert") and "advances" in name)
+        ):
+            return _SUCCESS[name[len(prefix) :]]
+    return next(text for prefix, text in _CASES if name.startswith(prefix))
+
 
 EXPECTED_PROFILE_REFUTATIONS: dict[str, tuple[str, ...]] = {
     "per-tool-digest": ("gate.soundness",),
     "generation-strict": ("gate.exactness",),
 }
-
-
-SEARCH_BOUND: ContextVar[int | None] = ContextVar("SEARCH_BOUND", default=None)
-"""Set by the solver driver while building a query to *search* for a model (see `solve`)."""
-
-FINITE_STATES: ContextVar[bool] = ContextVar("FINITE_STATES", default=True)
-"""With `SEARCH_BOUND` set: whether pre-states are finite-support search states (`encode`).
-Confirmations of pinned instances (`search`) use bounded loops but unrestricted states."""
-
-
-@dataclass
-class Step:
-    """One transition from an arbitrary state satisfying the invariant."""
-
-    alg: Z3Algebra
-    pre: State
-    args: dict[str, Any]
-    res: Result
-    premises: list[Any]
-
-    @property
-    def post(self) -> State:
-        return self.res.state
-
-    @property
-    def ok(self) -> Any:
-        return self.res.code == zi.OUTCOME["ok"]
-
-    def trace(self) -> dict[str, Any]:
-        """Terms shown in a counterexample: outcome, generations, scalar args, batch lengths."""
-        out: dict[str, Any] = {
-            "outcome": self.res.code,
-            "gen": self.pre.gen,
-            "gen_after": self.post.gen,
-        }
-        for k, v in self.args.items():
-            out[k] = v.length if isinstance(v, Z3Seq) else v
-        return out
-
-    def query(
-        self, goal: Any, extra: list[Any] | None = None, witness: list[Any] | None = None
-    ) -> Query:
-        return Query(
-            self.alg, self.premises + (extra or []), goal, witness or [], self.trace(), [self]
-        )
-
-
-_STEPS: dict[tuple[str, Variant, int | None, bool], Step] = {}
-"""Plain steps (`step` with default arguments) by (op, variant, search bound, finite states)."""
-
-
-def _copy(s: Step) -> Step:
-    """The cached step with its own algebra (side definitions a builder adds stay its own)."""
-    alg = copy.copy(s.alg)
-    alg.defs = list(s.alg.defs)
-    alg.seqs = list(s.alg.seqs)
-    alg._first_occ = dict(s.alg._first_occ)
-    return Step(alg, s.pre, s.args, s.res, list(s.premises))
-
-
-def step(
-    opname: str,
-    v: Variant,
-    prefix: str = "s",
-    alg: Z3Algebra | None = None,
-    pre: State | None = None,
-    args: dict[str, Any] | None = None,
-) -> Step:
-    """One transition of ``opname`` under ``v`` from an arbitrary state satisfying the invariant.
-
-    Plain steps are built once per (op, variant, search mode) and shared by the obligations
-    about that op (Z3 terms are immutable; each query is checked by its own fresh solver)."""
-    if prefix == "s" and alg is None and pre is None and args is None:
-        key = (opname, v, SEARCH_BOUND.get(), FINITE_STATES.get())
-        if key not in _STEPS:
-            _STEPS[key] = _build_step(opname, v, prefix, None, None, None)
-        return _copy(_STEPS[key])
-    return _build_step(opname, v, prefix, alg, pre, args)
-
-
-def _build_step(
-    opname: str,
-    v: Variant,
-    prefix: str,
-    alg: Z3Algebra | None,
-    pre: State | None,
-    args: dict[str, Any] | None,
-) -> Step:
-    alg = alg or Z3Algebra(SEARCH_BOUND.get())
-    op = OPS[opname]
-    st = pre or fresh_state(prefix, search=SEARCH_BOUND.get() is not None and FINITE_STATES.get())
-    a = args if args is not None else fresh_args(alg, op, prefix)
-    res = op.run(alg, v, st, a)
-    return Step(alg, st, a, res, [invariant_premise(st), op.pre(alg, st, a)])
-
-
-def sel(m: Any, k: Any) -> Any:
-    return z3.Select(m, k)
 
 
 S = zi.SetOpt
@@ -213,15 +180,58 @@ FRAME_MUTANTS = {
 }
 
 
+def _some_tool(pred: Callable[[Any], Any]) -> Any:
+    """ "Some tool satisfies pred" inside a *witness* case: a fresh constant the model picks."""
+    return pred(zi.fresh("case_tool", zi.Tool))
+
+
+def _other_set(s: Step, targets: list[Any]) -> Any:
+    """Witness case "another set exists", so a frame or a self-composition is not vacuous."""
+    other = zi.fresh("case_set", zi.SetName)
+    return z3.And(*[other != x for x in targets], S.is_TSet(sel(s.pre.sets, other)))
+
+
+def _dropped(s: Step) -> Any:
+    """Witness case of a carry-forward rebuild: some activation is reported dropped."""
+    return _some_tool(lambda t: sel(s.res.extras["dropped"], t) != zi.REASON["none"])
+
+
+def success_case(s: Step, opname: str) -> list[Any]:
+    """The interesting success of each operation (a witness must show it, not a no-op):
+    a batch of at least two, a record actually removed or replaced, a non-empty core, ..."""
+    a = s.args
+    cases: dict[str, Callable[[], list[Any]]] = {
+        "catalog_upsert": lambda: [
+            a["has_replaced"],
+            a["replaced"] != a["tool"],
+            R.is_Rec(sel(s.pre.catalog, a["replaced"])),
+        ],
+        "catalog_remove": lambda: [R.is_Rec(sel(s.pre.catalog, a["tool"]))],
+        "catalog_rebase_past": lambda: [a["prior"] > s.pre.gen],
+        "set_new": lambda: [a["core_ids"].length >= 2],
+        "set_default_core": lambda: [
+            _some_tool(lambda t: P.is_Pin(sel(S.set_core(sel(s.post.sets, a["name"])), t)))
+        ],
+        "set_progressive_core": lambda: [
+            _some_tool(lambda t: P.is_Pin(sel(S.set_core(sel(s.post.sets, a["name"])), t)))
+        ],
+        "activate_many": lambda: [a["grants"].length >= 2],
+        "activate_model": lambda: [a["tools"].length >= 2],
+        "rebuild": lambda: [a["carry_forward"], _dropped(s)],
+        "route": lambda: [a["has_retained"]],
+    }
+    return [s.ok, *cases.get(opname, list)()]
+
+
 def _init(v: Variant) -> Query:
-    alg = Z3Algebra(SEARCH_BOUND.get())
+    alg = Z3Algebra(SEARCH_BOUND.get(), v)
     return Query(alg, [], invariant(initial(alg, v)))
 
 
 def _consecution(opname: str) -> Callable[[Variant], Query]:
     def build(v: Variant) -> Query:
         s = step(opname, v)
-        return s.query(invariant(s.post), witness=[s.ok])
+        return s.query(invariant(s.post), witness=success_case(s, opname))
 
     return build
 
@@ -229,7 +239,9 @@ def _consecution(opname: str) -> Callable[[Variant], Query]:
 def _no_partial(opname: str) -> Callable[[Variant], Query]:
     def build(v: Variant) -> Query:
         s = step(opname, v)
-        return s.query(same(s.alg, s.pre, s.post), [z3.Not(s.ok)])
+        seq = s.args.get("grants", s.args.get("tools"))
+        case = [] if seq is None else [seq.length >= 2]
+        return s.query(same(s.alg, s.pre, s.post), [z3.Not(s.ok)], witness=case)
 
     return build
 
@@ -261,7 +273,7 @@ def _frame(opname: str) -> Callable[[Variant], Query]:
             )
         else:
             parts.append(s.post.calls == s.pre.calls)
-        return s.query(z3.And(*parts), witness=[s.ok])
+        return s.query(z3.And(*parts), witness=[s.ok, _other_set(s, targets)])
 
     return build
 
@@ -291,9 +303,16 @@ def _fresh_empty(opname: str) -> Callable[[Variant], Query]:
             S.set_catgen(new) == s.pre.gen,
             S.set_session(new) == session,
         )
-        return s.query(goal, [s.ok, *extra])
+        had = _some_tool(
+            lambda t: A.is_Act(sel(S.set_acts(sel(s.pre.sets, _target(s, opname))), t))
+        )
+        return s.query(goal, [s.ok, *extra], witness=[had])
 
     return build
+
+
+def _target(s: Step, opname: str) -> Any:
+    return s.args["into" if opname in ("rebuild", "route") else "name"]
 
 
 def _self_composition(opname: str) -> Callable[[Variant], Query]:
@@ -309,7 +328,14 @@ def _self_composition(opname: str) -> Callable[[Variant], Query]:
             sess1 == sess2,
             s1.ok,
         ]
-        q = s1.query(z3.And(s2.ok, new1 == new2), premises + extra)
+        had = _some_tool(
+            lambda t: A.is_Act(sel(S.set_acts(sel(s1.pre.sets, _target(s1, opname))), t))
+        )
+        q = s1.query(
+            z3.And(s2.ok, new1 == new2),
+            premises + extra,
+            witness=[had, s1.pre.sets != s2.pre.sets],
+        )
         q.steps.append(s2)
         return q
 
@@ -322,7 +348,10 @@ def _stale_iff(opname: str) -> Callable[[Variant], Query]:
         key = "name" if opname == "is_stale" else "into"
         sets = s.pre.sets if opname == "is_stale" else s.post.sets
         goal = s.res.extras["stale"] == (S.set_catgen(sel(sets, s.args[key])) != s.pre.gen)
-        return s.query(goal, witness=[s.res.extras["stale"]])
+        case = [s.res.extras["stale"]]
+        if opname == "route":
+            case.append(s.args["has_retained"])
+        return s.query(goal, witness=case)
 
     return build
 
@@ -330,7 +359,8 @@ def _stale_iff(opname: str) -> Callable[[Variant], Query]:
 def _pure(opname: str) -> Callable[[Variant], Query]:
     def build(v: Variant) -> Query:
         s = step(opname, v)
-        return s.query(same(s.alg, s.pre, s.post), witness=[s.ok])
+        case = [s.res.extras["stale"]] if opname == "is_stale" else [s.ok]
+        return s.query(same(s.alg, s.pre, s.post), witness=case)
 
     return build
 
@@ -360,7 +390,8 @@ def _gate_parts(s: Step) -> dict[str, Any]:
 def _gate_soundness(v: Variant) -> Query:
     s = step("authorize", v)
     g = _gate_parts(s)
-    return s.query(z3.And(g["present"], g["matches"], g["trusted"]), [s.ok])
+    activated = z3.Not(P.is_Pin(sel(S.set_core(sel(s.pre.sets, s.args["name"])), s.args["tool"])))
+    return s.query(z3.And(g["present"], g["matches"], g["trusted"]), [s.ok], witness=[activated])
 
 
 def _gate_exactness(v: Variant) -> Query:
@@ -402,7 +433,7 @@ def _generation_strict(opname: str) -> Callable[[Variant], Query]:
         goal = z3.And(
             S.set_catgen(st) == s.pre.gen, _seq_all(seq, lambda g: G.g_gen(g) == s.pre.gen)
         )
-        return s.query(goal, [s.ok, seq.length > 0])
+        return s.query(goal, [s.ok, seq.length > 0], witness=[seq.length >= 2])
 
     return build
 
@@ -414,7 +445,11 @@ def _session_bound(opname: str) -> Callable[[Variant], Query]:
         if opname == "activate":
             return s.query(G.g_session(s.args["grant"]) == session, [s.ok])
         seq = s.args["grants"]
-        return s.query(_seq_all(seq, lambda g: G.g_session(g) == session), [s.ok, seq.length > 0])
+        return s.query(
+            _seq_all(seq, lambda g: G.g_session(g) == session),
+            [s.ok, seq.length > 0],
+            witness=[seq.length >= 2],
+        )
 
     return build
 
@@ -448,7 +483,8 @@ def _rebuild_carries(v: Variant) -> Query:
         A.act_session(p["old_act"]), s.pre.gen, A.act_digest(p["old_act"]), A.act_prov(p["old_act"])
     )
     goal = z3.ForAll([t], p["new_act"] == z3.If(carried, expected, A.NoAct))
-    return s.query(goal, [s.args["carry_forward"]], witness=[A.is_Act(p["old_act"])])
+    kept = _some_tool(lambda u: A.is_Act(sel(S.set_acts(sel(s.post.sets, s.args["into"])), u)))
+    return s.query(goal, [s.args["carry_forward"]], witness=[kept, _dropped(s)])
 
 
 def _rebuild_reasons(v: Variant) -> Query:
@@ -466,51 +502,7 @@ def _rebuild_reasons(v: Variant) -> Query:
         reason["none"],
     )
     goal = z3.ForAll([t], sel(s.res.extras["dropped"], t) == expected)
-    return s.query(goal, [s.args["carry_forward"]])
-
-
-def _atomic_many(v: Variant) -> Query:
-    s = step("activate_many", v)
-    name = s.args["name"]
-    seq = s.args["grants"]
-    before, after = sel(s.pre.sets, name), sel(s.post.sets, name)
-
-    def applied(g: Any) -> Any:
-        rec = sel(s.pre.catalog, G.g_tool(g))
-        return sel(S.set_acts(after), G.g_tool(g)) == A.Act(
-            G.g_session(g), G.g_gen(g), G.g_digest(g), R.rec_prov(rec)
-        )
-
-    t = z3.FreshConst(zi.Tool, "t")
-    kept = z3.ForAll(
-        [t],
-        z3.Implies(
-            A.is_Act(sel(S.set_acts(before), t)),
-            sel(S.set_acts(after), t) == sel(S.set_acts(before), t),
-        ),
-    )
-    goal = z3.If(
-        seq.length > 0,
-        z3.And(S.set_schemagen(after) == S.set_schemagen(before) + 1, _seq_all(seq, applied), kept),
-        same(s.alg, s.pre, s.post),
-    )
-    return s.query(goal, [s.ok], witness=[seq.length > 1])
-
-
-def _atomic_model(v: Variant) -> Query:
-    s = step("activate_model", v)
-    name = s.args["name"]
-    seq = s.args["tools"]
-    before, after = sel(s.pre.sets, name), sel(s.post.sets, name)
-    goal = z3.If(
-        seq.length > 0,
-        z3.And(
-            S.set_schemagen(after) == S.set_schemagen(before) + 1,
-            _seq_all(seq, lambda t: A.is_Act(sel(S.set_acts(after), t))),
-        ),
-        same(s.alg, s.pre, s.post),
-    )
-    return s.query(goal, [s.ok], witness=[seq.length > 1])
+    return s.query(goal, [s.args["carry_forward"]], witness=[_dropped(s)])
 
 
 def _unauthorized(v: Variant) -> Query:
@@ -519,39 +511,21 @@ def _unauthorized(v: Variant) -> Query:
         s.res.code == zi.OUTCOME["HostActivationError.ConfirmationRequired"],
         same(s.alg, s.pre, s.post),
     )
-    return s.query(goal, [z3.Not(s.args["confirmed"])])
-
-
-def _gen_increases(opname: str) -> Callable[[Variant], Query]:
-    def build(v: Variant) -> Query:
-        s = step(opname, v)
-        g0, g1 = s.pre.gen, s.post.gen
-        parts = [g1 >= g0, z3.Implies(g1 == g0, s.post.catalog == s.pre.catalog)]
-        if opname == "catalog_rebase_past":
-            parts.append(z3.Implies(s.ok, g1 > g0))
-        else:
-            parts.append(z3.Implies(s.post.catalog != s.pre.catalog, g1 == g0 + 1))
-        return s.query(z3.And(*parts), witness=[s.ok])
-
-    return build
-
-
-def _gen_never_reused(opname: str) -> Callable[[Variant], Query]:
-    def build(v: Variant) -> Query:
-        s = step(opname, v)
-        used = zi.fresh("used", z3.ArraySort(zi.IntS, z3.BoolSort()))
-        g = z3.FreshConst(zi.IntS, "g")
-        history = z3.ForAll([g], z3.Implies(sel(used, g), g <= s.pre.gen))
-        goal = z3.Implies(s.post.gen != s.pre.gen, z3.Not(sel(used, s.post.gen)))
-        return s.query(goal, [history], witness=[s.ok, sel(used, s.pre.gen)])
-
-    return build
+    return s.query(goal, [z3.Not(s.args["confirmed"])], witness=[s.args["tools"].length >= 1])
 
 
 def _overflow_closed(opname: str) -> Callable[[Variant], Query]:
     def build(v: Variant) -> Query:
         s = step(opname, v)
-        return s.query(same(s.alg, s.pre, s.post), [s.pre.gen == MAX_GENERATION])
+        a = s.args
+        # the case: the op would have mutated, had a next generation existed
+        would: dict[str, Callable[[], list[Any]]] = {
+            "catalog_insert": lambda: [z3.Not(R.is_Rec(sel(s.pre.catalog, a["tool"])))],
+            "catalog_upsert": lambda: [a["has_replaced"], a["replaced"] == a["tool"]],
+            "catalog_remove": lambda: [R.is_Rec(sel(s.pre.catalog, a["tool"]))],
+        }
+        case = would.get(opname, list)()
+        return s.query(same(s.alg, s.pre, s.post), [s.pre.gen == MAX_GENERATION], witness=case)
 
     return build
 
@@ -562,7 +536,11 @@ def _never_decreases(opname: str) -> Callable[[Variant], Query]:
         if opname == "rebuild":
             old = sel(s.pre.sets, s.args["name"])
             new = sel(s.post.sets, s.args["into"])
-            return s.query(S.set_schemagen(new) >= S.set_schemagen(old), [s.args["carry_forward"]])
+            return s.query(
+                S.set_schemagen(new) >= S.set_schemagen(old),
+                [s.args["carry_forward"]],
+                witness=[_dropped(s)],
+            )
         n = z3.FreshConst(zi.SetName, "n")
         before, after = sel(s.pre.sets, n), sel(s.post.sets, n)
         goal = z3.ForAll(
@@ -572,7 +550,8 @@ def _never_decreases(opname: str) -> Callable[[Variant], Query]:
                 S.set_schemagen(after) >= S.set_schemagen(before),
             ),
         )
-        return s.query(goal, witness=[s.ok])
+        seq = s.args.get("grants", s.args.get("tools"))
+        return s.query(goal, witness=[s.ok] + ([] if seq is None else [seq.length >= 2]))
 
     return build
 
@@ -710,15 +689,15 @@ def _all() -> list[Obligation]:
             "safety",
             "atomic batches",
             "activate_many",
-            _atomic_many,
-            ("schema_gen_per_grant",),
+            pc.atomic_many,
+            ("schema_gen_per_grant", "batch_replaces_activations"),
         ),
         Obligation(
             "atomic_batch.activate_model",
             "safety",
             "atomic batches",
             "activate_model",
-            _atomic_model,
+            pc.atomic_model,
             ("schema_gen_per_grant",),
         ),
         Obligation(
@@ -757,17 +736,23 @@ def _all() -> list[Obligation]:
                 ("stale_off_by_one",),
             )
         )
-    wraps = {n: ("generation_wraps",) for n in CATALOG_OPS}
-    wraps["catalog_rebase_past"] = ("rebase_uses_prior",)
+    advances = {
+        "catalog_insert": ("generation_wraps",),
+        "catalog_upsert": ("generation_wraps", "upsert_identical_no_advance"),
+        "catalog_remove": ("generation_wraps", "remove_absent_advances"),
+        "catalog_rebase_past": ("rebase_uses_prior", "rebase_to_prior"),
+    }
+    reused: dict[str, tuple[str, ...]] = {n: ("generation_wraps",) for n in CATALOG_OPS}
+    reused["catalog_rebase_past"] = ("rebase_uses_prior", "rebase_to_prior")
     for n in CATALOG_OPS:
         obs.append(
             Obligation(
-                f"counters.generation_increases.{n}",
+                f"counters.generation_advances_by_one.{n}",
                 "safety",
                 "counters",
                 n,
-                _gen_increases(n),
-                wraps[n],
+                pc.generation_advances(n),
+                advances[n],
             )
         )
         obs.append(
@@ -776,8 +761,18 @@ def _all() -> list[Obligation]:
                 "safety",
                 "counters",
                 n,
-                _gen_never_reused(n),
-                wraps[n],
+                pc.generation_never_reused(n),
+                reused[n],
+            )
+        )
+        obs.append(
+            Obligation(
+                f"counters.checked_next_exact.{n}",
+                "safety",
+                "counters",
+                n,
+                pc.checked_next_exact(n),
+                ("checked_next_early", "unchecked_generation"),
             )
         )
         obs.append(
@@ -804,6 +799,99 @@ def _all() -> list[Obligation]:
                 (m,),
             )
         )
+    schema_mutants = {
+        "activate": ("activate_keeps_schemagen", "activate_resets_schemagen"),
+        "activate_many": ("schema_gen_per_grant", "activate_resets_schemagen"),
+        "revoke": ("revoke_keeps_schemagen", "revoke_decrements"),
+        "activate_user": ("activate_resets_schemagen",),
+        "activate_model": ("schema_gen_per_grant", "activate_resets_schemagen"),
+    }
+    for n in IN_PLACE:
+        obs.append(
+            Obligation(
+                f"counters.schema_generation_advances_by_one.{n}",
+                "safety",
+                "counters",
+                n,
+                pc.schema_generation_advances(n),
+                schema_mutants[n],
+            )
+        )
+        session_wide = (
+            "revoke_core_session_wide" if n == "revoke" else ("already_activated_session_wide")
+        )
+        obs.append(
+            Obligation(
+                f"zero_inheritance.self_composition.{n}",
+                "hyperproperty",
+                "zero inheritance",
+                n,
+                pc.in_place_self_composition(n),
+                (session_wide,),
+            )
+        )
+    obs += [
+        Obligation(
+            "postcondition.activate",
+            "functional",
+            "transition postcondition",
+            "activate",
+            pc.activate_postcondition,
+            (
+                "no_session_check",
+                "activate_skips_generation",
+                "core_activation_overlap",
+                "activate_keeps_schemagen",
+                "already_activated_session_wide",
+                "activation_by_session",
+            ),
+        ),
+        Obligation(
+            "postcondition.revoke",
+            "functional",
+            "transition postcondition",
+            "revoke",
+            pc.revoke_postcondition,
+            (
+                "revoke_checks_activation_first",
+                "revoke_keeps_schemagen",
+                "revoke_bumps_on_reject",
+                "revoke_core_session_wide",
+            ),
+        ),
+        Obligation(
+            "postcondition.route",
+            "functional",
+            "transition postcondition",
+            "route",
+            pc.route_postcondition,
+            ("route_fresh_when_retained",),
+        ),
+        Obligation(
+            "postcondition.set_default_core",
+            "functional",
+            "transition postcondition",
+            "set_default_core",
+            pc.default_core_postcondition,
+            ("default_core_includes_unverified",),
+        ),
+        Obligation(
+            "interp.first_index_exact",
+            "interpretation",
+            "Z3 interpretation",
+            None,
+            interp.first_index_exact,
+            ("z3_first_index_strict",),
+        ),
+        Obligation(
+            "interp.seq_first_index_exact",
+            "interpretation",
+            "Z3 interpretation",
+            None,
+            interp.seq_first_index_exact,
+            ("z3_first_occ_any",),
+        ),
+    ]
     return obs
 
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 import multiprocessing
 import re
+import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import escape
 
+from session_toolset_model import reachability
 from session_toolset_model.ops import OPS, outcomes_for
 from session_toolset_model.profiles import DEFAULT, DEFAULT_PROFILE, Variant
 
@@ -22,8 +24,11 @@ from .explore import nodes
 from .obligations import EXPECTED_PROFILE_REFUTATIONS, OBLIGATIONS, Obligation
 from .reach import reach_op
 from .search import Found, find
-from .solve import check
+from .solve import check, construction
 from .vectors import vector, vector_id
+
+CONSTRUCTION = ("simplify", "no premises")
+"""Bases of a proved goal that hold by construction (reported apart, not counted as proved)."""
 
 
 @dataclass
@@ -39,10 +44,16 @@ class Row:
     concrete: list[dict[str, Any]] = field(default_factory=list)
     """The concrete trace from the initial state: ops with arguments and outcomes."""
     found: Found | None = field(default=None, repr=False, compare=False)
+    basis: str = ""
+    """For a proved row: ``premises``, or by construction (``simplify``, ``no premises``)."""
 
     @property
     def passed(self) -> bool:
         return self.result == self.expected
+
+    @property
+    def by_construction(self) -> bool:
+        return self.result == "proved" and self.basis in CONSTRUCTION
 
 
 @dataclass
@@ -58,7 +69,19 @@ class Report:
         secs = sum(r.seconds for r in self.rows)
         return (
             f"{len(self.rows)} checks, {len(self.rows) - failed} as expected, {failed} not; "
-            f"{secs:.1f} s summed over checks"
+            f"{self.proof_counts()}; {secs:.1f} s summed over checks"
+        )
+
+    def proof_counts(self) -> str:
+        """Default-profile proofs: those that need their premises, apart from those that hold
+        by construction (the goal simplifies to true, or holds with no premise at all)."""
+        rows = [r for r in self.rows if r.check == "proof" and r.profile == DEFAULT_PROFILE]
+        built = [r for r in rows if r.by_construction]
+        simp = sum(r.basis == "simplify" for r in built)
+        proved = sum(r.result == "proved" for r in rows) - len(built)
+        return (
+            f"{proved} obligations proved from their premises, {len(built)} hold by construction "
+            f"({simp} simplify to true, {len(built) - simp} need no premises)"
         )
 
     def table(self, *, only_unexpected: bool = False) -> str:
@@ -69,8 +92,9 @@ class Report:
         lines = [f"{'obligation':58} {'profile':18} {'check':22} {'result':9} {'s':>6}"]
         for r in rows:
             mark = "" if r.passed else f"  <-- expected {r.expected}"
+            result = "construct" if r.by_construction else r.result
             lines.append(
-                f"{r.name:58} {r.profile:18} {r.check:22} {r.result:9} {r.seconds:6.2f}{mark}"
+                f"{r.name:58} {r.profile:18} {r.check:22} {result:9} {r.seconds:6.2f}{mark}"
             )
             if r.result == "refuted" and r.trace:
                 lines.append("    trace: " + ", ".join(f"{k}={v}" for k, v in r.trace.items()))
@@ -86,6 +110,7 @@ class Report:
                 "result": r.result,
                 "expected": r.expected,
                 "seconds": r.seconds,
+                **({"basis": r.basis} if r.basis else {}),
                 "trace": r.trace,
                 "concrete": r.concrete,
                 **({"vector": vector_id(r.name, row_variant(r))} if _has_cex(r) else {}),
@@ -127,7 +152,13 @@ def _row(
     if expected == "proved":
         out = check(lambda: ob.build(v), True)
         result = _NAMES[out.status]
-        return Row(ob.name, v.profile, ob.kind, check_name, result, expected, out.seconds, {})
+        start = time.perf_counter()
+        classify = result == "proved" and v.profile == DEFAULT_PROFILE  # the counted proofs
+        basis = construction(lambda: ob.build(v)) if classify else ""
+        seconds = out.seconds + time.perf_counter() - start
+        row = Row(ob.name, v.profile, ob.kind, check_name, result, expected, seconds, {})
+        row.basis = basis
+        return row
     mode = "counterexample" if negate else "witness"
     found = find(ob, lambda: ob.build(v), v, mode, base)
     if found.status == "sat":
@@ -181,7 +212,6 @@ class Job:
             name = f"reach.{e.op}.{e.outcome}"
             if name not in self.reach_names:
                 continue
-            settled = e.result in ("reachable", "unreachable")
             rows.append(
                 Row(
                     name,
@@ -189,7 +219,7 @@ class Job:
                     "reachability",
                     "reach",
                     e.result,
-                    e.result if settled else "reachable or unreachable",
+                    reachability.expected(e.op, e.outcome),
                     e.seconds,
                     {},
                     e.concrete,

@@ -46,7 +46,7 @@ CONFIRM_RLIMIT = 1_000_000
 """A confirmation is an essentially ground query: a sat answer needs well under 10% of this
 budget, so a smaller budget than the proofs' only makes a hopeless candidate give up sooner."""
 
-FIRST_RLIMIT = 150_000
+FIRST_RLIMIT = 400_000
 """The budget of a candidate's first confirmation.  One that comes back ``unknown`` with it is
 set aside and, if no later candidate confirms cheaply, retried with `CONFIRM_RLIMIT` - so the
 cheap pass only decides the order of the work, never a result."""
@@ -57,6 +57,15 @@ length (every candidate batch is shorter); a model of that query extended by the
 determined values of the unbounded side definitions is a model of the unbounded query.  If that
 comes back ``unknown`` the same candidate is confirmed with the unbounded query itself (the
 obligation exactly as proved); Z3's quantifier instantiation succeeds on one or the other."""
+
+
+CERTIFY_BOUNDS: tuple[int | None, ...] = (None,)
+"""A witness's certificate is the obligation's exact query - unbounded batches, quantified side
+definitions, exactly as proved - with the candidate pinned and the case forced; a bounded
+re-encoding never certifies a witness (it would hide a wrong side definition that makes the
+premises unsatisfiable).  Counterexamples may be confirmed bounded first: a bounded model
+extends to the unbounded query exactly when the side definitions say what the loops compute,
+which the `interp.*` obligations prove."""
 
 
 @dataclass
@@ -102,6 +111,8 @@ def invariant_holds(st: State) -> bool:
 Filter = Callable[[Node, dict[str, Any], Result], bool]
 
 
+IN_PLACE = ("activate", "activate_many", "revoke", "activate_user", "activate_model")
+
 OK_PREMISE = (
     "gate.soundness",
     "zero_inheritance.granted_for_set_session.",
@@ -128,13 +139,145 @@ def _has_acts(node: Node, args: dict[str, Any]) -> bool:
     return s is not None and bool(s.acts.as_dict())
 
 
-def premise_filter(name: str, mode: str) -> Filter:
-    """The concrete shape of the obligation's premises (and, for witnesses, its hints)."""
+def _target(opname: str, a: dict[str, Any]) -> Any:
+    return a["into" if opname in ("rebuild", "route") else "name"]
+
+
+def _acts(st: State, name: Any) -> dict[Any, Any]:
+    s = st.sets[name]
+    return {} if s is None else s.acts.as_dict()
+
+
+def _success(opname: str, node: Node, a: dict[str, Any], r: Result) -> bool:
+    """Concrete form of `obligations.success_case` (the interesting success of each op)."""
+    pre = node.state
+    if r.code != "ok":
+        return False
+    if opname == "catalog_upsert":
+        return (
+            bool(a["has_replaced"])
+            and a["replaced"] != a["tool"]
+            and (pre.catalog[a["replaced"]] is not None)
+        )
+    if opname == "catalog_remove":
+        return pre.catalog[a["tool"]] is not None
+    if opname == "catalog_rebase_past":
+        return bool(a["prior"] > pre.gen)
+    if opname == "set_new":
+        return len(a["core_ids"]) >= 2
+    if opname in ("set_default_core", "set_progressive_core"):
+        return bool(r.state.sets[a["name"]].core.as_dict())
+    if opname in ("activate_many", "activate_model"):
+        return _len(a) >= 2
+    if opname == "rebuild":
+        return bool(a["carry_forward"]) and _any_drop(r)
+    if opname == "route":
+        return bool(a["has_retained"])
+    return True
+
+
+def _any_drop(r: Result) -> bool:
+    return any(x != "none" for x in r.extras["dropped"].as_dict().values())
+
+
+def witness_filter(name: str, opname: str) -> Filter:
+    """The concrete shape of an obligation's witness case (premises plus the interesting case
+    its builder forces in Z3); it only proposes candidates, the pinned Z3 query decides."""
+
+    def f(node: Node, a: dict[str, Any], r: Result) -> bool:
+        pre = node.state
+        ok = bool(r.code == "ok")
+        schemagen = getattr(pre.sets[a.get("name")], "schemagen", 0) if "name" in a else 0
+        if name.startswith("invariant.step."):
+            return _success(opname, node, a, r)
+        if name.startswith("no_partial_mutation."):
+            return not ok and (_len(a) >= 2 or opname not in ("activate_many", "activate_model"))
+        if name.startswith("zero_inheritance.frame."):
+            targets = {a[x] for x in OPS[opname].set_args}
+            return ok and any(n not in targets for n in pre.sets)
+        if name.startswith("zero_inheritance.self_composition."):
+            if opname in IN_PLACE:
+                return ok and len(pre.sets.as_dict()) >= 2
+            if opname == "rebuild" and (a["carry_forward"] or len(pre.sets.as_dict()) < 2):
+                return False
+            if opname == "route" and a["has_retained"]:
+                return False
+            return ok and bool(_acts(pre, _target(opname, a)))
+        if name.startswith("zero_inheritance.fresh_set_empty."):
+            if (opname == "rebuild" and a["carry_forward"]) or (
+                opname == "route" and a["has_retained"]
+            ):
+                return False
+            return ok and bool(_acts(pre, _target(opname, a)))
+        if name.startswith(("counters.overflow_fails_closed.", "counters.checked_next_exact.")):
+            if pre.gen != MAX_GENERATION:
+                return False
+            if opname == "catalog_insert":
+                return pre.catalog[a["tool"]] is None
+            if opname == "catalog_upsert":
+                return bool(a["has_replaced"]) and a["replaced"] == a["tool"]
+            if opname == "catalog_remove":
+                return pre.catalog[a["tool"]] is not None
+            return True
+        if name.startswith("counters.generation_advances_by_one."):
+            if opname == "catalog_upsert":
+                return ok and pre.catalog[a["tool"]] == r.state.catalog[a["tool"]]
+            return _success(opname, node, a, r)
+        if name.startswith("counters.generation_never_reused."):
+            return _success(opname, node, a, r) and r.state.gen != pre.gen
+        if name.startswith("counters.schema_generation_advances_by_one."):
+            if opname in ("activate_many", "activate_model"):
+                return ok and _len(a) >= 2
+            return ok and schemagen >= 1
+        if name == "postcondition.route":
+            return bool(a["has_retained"]) and bool(r.extras["stale"])
+        if name == "postcondition.set_default_core":
+            return any(
+                getattr(x.prov, "kind", "") == "unverified" for x in pre.catalog.as_dict().values()
+            )
+        if name.startswith("postcondition."):
+            return ok and schemagen >= 1
+        if name.startswith("counters.schema_generation_never_decreases."):
+            if opname == "rebuild":
+                return bool(a["carry_forward"]) and _any_drop(r)
+            return ok and (_len(a) >= 2 or opname not in ("activate_many", "activate_model"))
+        if name == "atomic_batch.unauthorized_changes_nothing":
+            return not a["confirmed"] and _len(a) >= 1
+        if name.startswith("atomic_batch."):
+            return ok and _len(a) >= 2
+        if name == "gate.exactness":
+            return ok and _stale_set(node, a)
+        if name == "gate.soundness":
+            return ok and pre.sets[a["name"]].core[a["tool"]] is None
+        if name in ("drift_denial.stale_iff_generations_differ.is_stale", "is_stale.pure"):
+            return bool(r.extras["stale"])
+        if name == "drift_denial.stale_iff_generations_differ.route":
+            return bool(r.extras["stale"]) and bool(a["has_retained"])
+        if name == "drift_denial.rebuild_carries_only_matching":
+            carried = _acts(r.state, a["into"])
+            return bool(a["carry_forward"]) and _any_drop(r) and bool(carried)
+        if name == "drift_denial.rebuild_exact_drop_reasons":
+            return bool(a["carry_forward"]) and _any_drop(r)
+        if name.endswith(".activate_many") and name.startswith(
+            ("drift_denial.activation_generation_strict", "zero_inheritance.granted_for")
+        ):
+            return ok and _len(a) >= 2
+        return ok
+
+    return f
+
+
+def premise_filter(name: str, mode: str, opname: str = "") -> Filter:
+    """The concrete shape of the obligation's premises (and, for witnesses, its case)."""
     w = mode == "witness"
+    if w:
+        return witness_filter(name, opname)
 
     def f(node: Node, a: dict[str, Any], r: Result) -> bool:
         ok = bool(r.code == "ok")
         pre = node.state
+        if name.startswith("zero_inheritance.self_composition.") and name.endswith(IN_PLACE):
+            return ok or not w  # the in-place form has no "succeeded" premise
         if name.startswith(OK_PREMISE) and not ok:
             return False
         if name.startswith("no_partial_mutation."):
@@ -219,19 +362,24 @@ def find(
         status = str(solver.check())
         if status != "sat":
             return Found(status, time.perf_counter() - start)
+        if ob.kind == "interpretation":
+            # its model is a Z3 batch and predicate, not a concrete trace: no vector
+            q, model = query(None)[0], solver.model()
+            trace = {k: str(model.eval(t, model_completion=True)) for k, t in q.trace.items()}
+            return Found(status, time.perf_counter() - start, trace)
         # The instance is the initial state itself: the trace from it is empty, so its vector is
         # a `reset` followed by the observations.
         start_node = Node(initial(ALG, v), (), ())
         reset = [{"op": "reset", "args": {}, "outcome": "ok"}]
         return Found(status, time.perf_counter() - start, {}, reset, start_node, None)
     opname = ob.op
-    keep = premise_filter(ob.name, mode)
+    keep = premise_filter(ob.name, mode, opname)
 
     def confirm(node: Node, args: dict[str, Any], second: State | None, budget: int) -> Any:
         """Pinned confirmation: the bounded query first, the unbounded one if that is unknown.
         Returns (status, solver, query)."""
         status: Any = z3.unknown
-        for bound in (CONFIRM_BOUND, None):
+        for bound in CERTIFY_BOUNDS if mode == "witness" else (CONFIRM_BOUND, None):
             q, base_query = query(bound)
             enc = Encoder()
             pins = pin_step(enc, opname, q.steps[0].pre, q.steps[0].args, node.state, args)
@@ -272,10 +420,17 @@ def find(
                 same = same and _same(act.run(base, second), act.run(v, second))
             if same:
                 continue
+        if second is not None and mode != "witness":
+            # the violation itself, concretely: the two runs disagree on outcome or target set
+            other = act.run(v, second)
+            target = _target(opname, args)
+            if other.code == res.code and other.state.sets[target] == res.state.sets[target]:
+                continue
         if not keep(node, args, res):
             continue
         attempts += 1
-        status, solver, q = confirm(node, args, second, FIRST_RLIMIT)
+        first = CONFIRM_RLIMIT if second is not None else FIRST_RLIMIT  # two runs: more work
+        status, solver, q = confirm(node, args, second, first)
         if status == z3.sat:
             return found(solver, q, node, act, res.code, second, kept)
         if status == z3.unknown:

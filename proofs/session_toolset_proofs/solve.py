@@ -15,7 +15,7 @@ import z3  # type: ignore[import-untyped]
 from .obligations import SEARCH_BOUND, Query
 
 SEED = 20240601
-RLIMIT = 5_000_000
+RLIMIT = 20_000_000
 
 
 @dataclass
@@ -66,6 +66,25 @@ def check(build: Callable[[], Query], negate_goal: bool, search: bool = False) -
         for name, term in query.trace.items():
             trace[name] = str(model.eval(term, model_completion=True))
     return Outcome(str(result), time.perf_counter() - start, trace)
+
+
+def construction(build: Callable[[], Query]) -> str:
+    """Why a proved goal holds: ``premises`` (not shown without them), or by construction -
+    ``simplify`` (the goal rewrites to true before any premise is added) or ``no premises``
+    (its negation is unsat with only the side definitions that define its terms)."""
+    query = build()
+    if z3.is_true(z3.simplify(query.goal)):
+        return "simplify"
+    s = _solver()
+    s.set("rlimit", CONSTRUCTION_RLIMIT)
+    s.add(*query.alg.defs, z3.Not(query.goal))
+    return "no premises" if s.check() == z3.unsat else "premises"
+
+
+CONSTRUCTION_RLIMIT = 300_000
+"""Budget of the "holds with no premises" check.  A goal the solver cannot show true without
+premises in this budget (``sat`` or ``unknown``) is classified ``premises``: "proved from the
+premises, not shown to hold without them" - never the other way round."""
 
 
 def _run(query: Query, negate_goal: bool, bounds: list[Any]) -> tuple[Any, Any]:

@@ -245,3 +245,39 @@ def test_coverage_reports_pairs_and_full_coverage_is_enforced_on_request(
         capsys, "--adapter", mini(), "--vectors", path, "--require-full-coverage"
     )
     assert status == 1
+
+
+@pytest.mark.parametrize("flag", ["--json", "--junit", "--emit-known-failures"])
+@pytest.mark.parametrize("where", ["missing-directory", "a-directory", "under-a-file"])
+def test_an_unwritable_report_is_a_usage_error_before_anything_runs(
+    capsys: pytest.CaptureFixture[str], mixed: Path, tmp_path: Path, flag: str, where: str
+) -> None:
+    blocker = tmp_path / "plain-file"
+    blocker.write_text("x", encoding="utf-8")
+    target = {
+        "missing-directory": tmp_path / "no-such-dir" / "r.out",
+        "a-directory": tmp_path,
+        "under-a-file": blocker / "r.out",
+    }[where]
+    record = tmp_path / "adapter-saw.txt"
+    good = tmp_path / "good.json"
+    argv = ["--adapter", mini("--record", str(record)), "--vectors", str(mixed)]
+    other = "--junit" if flag == "--json" else "--json"  # a writable report beside it
+    status, out, err = conform(capsys, *argv, other, str(good), flag, str(target))
+    assert status == 2
+    (line,) = err.strip().splitlines()
+    assert f"cannot write {flag} {target}" in line
+    assert out == ""  # no vector ran, none was reported
+    assert not record.exists()  # the adapter was never started
+    assert not good.exists()  # probing the writable report left nothing behind
+
+
+def test_a_writable_report_is_probed_without_losing_its_old_content(
+    capsys: pytest.CaptureFixture[str], mixed: Path, tmp_path: Path
+) -> None:
+    report = tmp_path / "r.json"
+    report.write_text("old", encoding="utf-8")
+    argv = ["--adapter", mini(), "--vectors", str(mixed), "-k", "zzz", "--json", str(report)]
+    status, _, err = conform(capsys, *argv)
+    assert status == 2 and "zzz" in err  # a later usage error: the old report stays as it was
+    assert report.read_text(encoding="utf-8") == "old"

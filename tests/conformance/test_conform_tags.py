@@ -145,3 +145,37 @@ def test_an_exclude_tag_nobody_carries_is_only_a_warning(
     )
     assert status == 0 and "3 passed" in out
     assert "warning: no vector carries tag 'declared-diference'" in err
+
+
+def test_a_tag_only_vectors_outside_the_k_selection_carry_is_named_as_such(
+    capsys: pytest.CaptureFixture[str], tagged: Path
+) -> None:
+    argv = ["--adapter", mini(), "--vectors", str(tagged)]
+    status, _, err = conform(capsys, *argv, "-k", "plain", "--tag", "slow")
+    assert status == 2
+    (line,) = err.strip().splitlines()
+    assert "no vector selected by -k 'plain' carries tag 'slow'" in line
+    assert "1 vector(s) outside the selection" in line
+    # a tag the whole corpus lacks is still called a typo, -k or not
+    status, _, err = conform(capsys, *argv, "-k", "plain", "--tag", "nope")
+    assert status == 2 and "no vector carries tag 'nope' (--tag)" in err
+    status, out, _ = conform(capsys, *argv, "-k", "both", "--tag", "slow")
+    assert status == 0 and "PASS t/both" in out and "1 passed" in out
+
+
+def test_an_exclude_tag_the_corpus_has_is_no_warning_when_k_leaves_it_out(
+    capsys: pytest.CaptureFixture[str], tagged: Path
+) -> None:
+    status, out, err = conform(
+        capsys,
+        "--adapter",
+        mini(),
+        "--vectors",
+        str(tagged),
+        "-k",
+        "plain",
+        "--exclude-tag",
+        "slow",
+    )
+    assert status == 0 and "1 passed, 0 failed, 0 skipped" in out
+    assert "warning" not in err

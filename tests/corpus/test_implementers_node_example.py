@@ -94,7 +94,31 @@ def test_the_scope_holds_the_pure_identity_and_digest_vectors_and_nothing_else()
     assert {"digest/key-order", "identity/session-id-rules", "edges/deepest-nesting"} <= scope
     assert not {"digest/record-digest", "identity/tool-id-constructors"} & scope
     for vector_id in scope:
-        assert vector_id.split("/")[0] in {"digest", "edges", "identity", "protocol", "hostile"}
+        assert vector_id.split("/")[0] in {
+            "digest",
+            "edges",
+            "identity",
+            "protocol",
+            "hostile",
+            "lines",
+        }
+
+
+def test_every_raw_line_case_reaches_the_skeleton_through_a_stateless_twin() -> None:
+    """Each ``lines/X`` sends its lines in a world it then shows unchanged (ops the skeleton
+    lacks), so ``lines/X-stateless`` holds exactly the steps of ``lines/X`` the skeleton's ops
+    answer, in order: a newcomer's first run reaches every raw-line case that needs no world."""
+    documents = {d["id"]: d for d in vector_documents()}
+    worlds = [i for i in documents if i.startswith("lines/") and not i.endswith("-stateless")]
+    assert len(worlds) >= 8
+    for vector_id in worlds:
+        twin = documents.get(f"{vector_id}-stateless")
+        assert twin is not None, f"{vector_id} has no stateless twin"
+        assert not in_scope(documents[vector_id])  # the world part needs catalog/set ops
+        assert in_scope(twin)
+        kept = [s for s in documents[vector_id]["steps"] if needed_op(s) is None]
+        assert twin["steps"] == kept
+        assert len(kept) > 3  # more than hello, reset and the closing hello line
 
 
 def test_the_shipped_skip_file_lists_exactly_the_vectors_beyond_the_skeleton() -> None:

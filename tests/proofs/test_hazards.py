@@ -320,3 +320,30 @@ def test_minimal_lengths_are_what_the_report_claims(results: list[Result]) -> No
     assert lengths["activation.survives_reinsertion"] == 6
     assert lengths["wire.alias_reassigned"] == 6
     assert all(n >= 1 for n in itertools.chain(lengths.values()))
+
+
+SEAM_VECTOR = "protocol/set-generation-seam-revives-a-stale-grant"
+
+
+def test_the_proved_grant_hazard_says_it_holds_only_without_the_set_generation_seam() -> None:
+    """The proof covers SPEC.md's operations; the model has no catalog_set_generation, which
+    PROTOCOL.md's reference honours: its verdict says so and names the vector pinning that."""
+    (hazard,) = [h for h in HAZARDS if h.name == "grant.refused_after_catalog_change"]
+    assert hazard.expect == "proved"
+    assert "with SPEC.md's operations" in hazard.expectation
+    assert "catalog_set_generation" in hazard.why and SEAM_VECTOR in hazard.why
+    doc = (REPO / "docs" / "spec-authors.md").read_text(encoding="utf-8")
+    (row,) = [line for line in doc.splitlines() if line.startswith(f"| `{hazard.name}`")]
+    assert "catalog_set_generation" in row and SEAM_VECTOR in row
+    vector = json.loads(
+        (REPO / "src" / "session_toolset_harness" / "vectors" / f"{SEAM_VECTOR}.json").read_text(
+            encoding="utf-8"
+        )
+    )
+    ops = [s["send"]["op"] for s in vector["steps"]]
+    rewind = ops.index("catalog_set_generation")
+    stale, revived = [i for i, op in enumerate(ops) if op == "activate"]
+    assert stale < rewind < revived
+    assert vector["steps"][stale]["expect"]["error"] == "ActivationError.StaleGeneration"
+    assert vector["steps"][revived]["expect"] == {"ok": True}
+    assert conform_main(["--quiet", "-k", SEAM_VECTOR]) == 0

@@ -4,9 +4,13 @@ the conformance harness's list of unreachable codes."""
 from __future__ import annotations
 
 import pytest
+from session_toolset_model.ops import OPS
 from session_toolset_model.profiles import DEFAULT, Variant
+from session_toolset_model.reachability import UNREACHABLE as MODEL_UNREACHABLE
+from session_toolset_model.reachability import expected
 from session_toolset_proofs.obligations import OBLIGATIONS
 from session_toolset_proofs.reach import reachability, unreachable_codes
+from session_toolset_proofs.report import run
 from session_toolset_proofs.search import find
 
 from session_toolset_harness.conform.codes import UNREACHABLE
@@ -51,10 +55,33 @@ def test_schema_gen_per_grant_refuted_with_a_batch_of_two() -> None:
     assert len(found.concrete[-1]["args"]["grants"]) >= 2
 
 
-def test_reachability_agrees_with_conform_codes() -> None:
+def test_reachability_agrees_with_the_reviewed_table() -> None:
     entries = reachability()
-    assert all(e.result in ("reachable", "unreachable") for e in entries)
+    assert {(e.op, e.outcome): e.result for e in entries} == {
+        (e.op, e.outcome): expected(e.op, e.outcome) for e in entries
+    }
     assert unreachable_codes(entries) == set(UNREACHABLE)
     for e in entries:
         if e.result == "reachable":
             assert e.concrete[-1]["op"] == e.op and e.concrete[-1]["outcome"] == e.outcome
+
+
+def test_the_table_is_the_harness_list() -> None:
+    """The model's table of unreachable pairs, read as codes no operation can produce, is the
+    conformance harness's list of unreachable codes (both written by hand, kept equal here)."""
+    pairs = set(MODEL_UNREACHABLE)
+    listing = {(n, o) for n, op in OPS.items() for o in op.outcomes}
+    assert pairs <= listing
+    never = {o for _, o in pairs} - {o for n, o in listing if (n, o) not in pairs}
+    assert never == set(UNREACHABLE)
+
+
+def test_a_row_fails_when_the_run_disagrees_with_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reach rows are judged against the table: a pair the table calls reachable that the run
+    proves unreachable is a failed row, not a new expectation."""
+    from session_toolset_model import reachability as table
+
+    monkeypatch.setitem(table.UNREACHABLE, ("revoke", "ExactRevocationError.CoreTool"), "pretend")
+    report = run(["per-tool-pinned"], r"^reach\.revoke\.")
+    (row,) = [r for r in report.rows if r.name == "reach.revoke.ExactRevocationError.CoreTool"]
+    assert row.result == "reachable" and not row.passed

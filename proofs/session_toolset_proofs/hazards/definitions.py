@@ -174,12 +174,17 @@ HAZARDS: tuple[Hazard, ...] = (
     ),
     Hazard(
         "grant.refused_after_catalog_change",
-        "a grant issued before a successful catalog change is refused by activate after it",
+        "a grant issued before a successful catalog change made with SPEC.md's operations is "
+        "refused by activate after it",
         "3",
         "grant generation ≠ catalog generation → `StaleGeneration{grant, catalog}`",
         "drift_denial.activation_generation_strict, restated over the issuance history",
         "intended",
-        "activation is generation-strict; this holds (proved), only the gate is generation-blind",
+        "activation is generation-strict and SPEC.md's catalog operations only raise the "
+        "generation, so this holds (proved, with SPEC.md's operations; only the gate is "
+        "generation-blind); PROTOCOL.md's catalog_set_generation test seam, which the model "
+        "leaves out, can rewind the counter and then the grant is accepted again "
+        "(protocol/set-generation-seam-revives-a-stale-grant)",
         "proved",
         ONE,
         issue_change_activate,

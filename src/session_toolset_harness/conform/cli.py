@@ -89,7 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
         dest="tags",
         type=select.parse_tag,
         help="only vectors carrying TAG (repeatable: any of them); the others are neither run "
-        "nor reported. A TAG no vector carries is a usage error",
+        "nor reported. A TAG no vector carries (or, with -k, no selected vector) is a usage "
+        "error",
     )
     parser.add_argument(
         "--exclude-tag",
@@ -278,7 +279,48 @@ def _write_outputs(args: argparse.Namespace, run: RunResult) -> None:
         raise UsageError(f"cannot write report: {exc}") from exc
 
 
+def _check_writable(args: argparse.Namespace) -> None:
+    """Fail before anything runs if a report file cannot be written (a usage error).
+
+    Opening for append creates a missing file without truncating an existing one, and reaches
+    every refusal the real write would meet (missing directory, a directory in the way,
+    permissions, a read-only file system); a file created only to probe is removed again."""
+    for flag, path in (
+        ("--json", args.json),
+        ("--junit", args.junit),
+        ("--emit-known-failures", args.emit_known_failures),
+    ):
+        if path is None:
+            continue
+        existed = path.exists()
+        try:
+            with path.open("a", encoding="utf-8"):
+                pass
+            if not existed:
+                path.unlink()
+        except OSError as exc:
+            raise UsageError(f"cannot write {flag} {path}: {exc.strerror or exc}") from exc
+
+
 def _run(args: argparse.Namespace) -> int:
+    _check_writable(args)
+    console = report.ConsoleReporter(sys.stdout, terminal=sys.stdout.isatty(), quiet=args.quiet)
+    status, run = execute(args, console)
+    # Coverage comes before the failure details so the summary line stays the last line.
+    status = _coverage(args, coverage.compute(r.hits for r in run.results), status)
+    console.finish(run)
+    _write_outputs(args, run)
+    broken = [r for r in run.results if r.file_problem]
+    if broken:
+        # a bad input file is a usage error (exit 2), reported after the other vectors ran
+        more = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
+        raise UsageError(f"unusable vector file {broken[0].path}: {broken[0].reason}{more}")
+    return status
+
+
+def execute(args: argparse.Namespace, console: report.ConsoleReporter) -> tuple[int, RunResult]:
+    """Run the vectors ``args`` select, reporting each result to ``console`` as it finishes
+    (``session-toolset check`` shares this with its own console); raises `UsageError`."""
     adapter = _adapter_argv(args)
     rules: tuple[skips.SkipRule, ...] = ()
     if args.skip is not None:
@@ -286,7 +328,7 @@ def _run(args: argparse.Namespace) -> int:
             rules = tuple(skips.read(args.skip))
         except skips.SkipFileError as exc:
             raise UsageError(str(exc)) from exc
-    items = vectors.load_all(_candidates(args))
+    items = corpus = vectors.load_all(_candidates(args))
     if args.pattern is not None:
         items = [
             item
@@ -297,10 +339,9 @@ def _run(args: argparse.Namespace) -> int:
             raise UsageError(f"no vector id contains {args.pattern!r}")
     if not items:
         raise UsageError("no vector files found")
-    items = _by_tags(args, items)
+    items = _by_tags(args, items, corpus)
     if args.shard != (1, 1):  # may leave nothing: fewer vectors than shards is a clean run
         items = shard.select(items, args.shard, _shard_key)
-    console = report.ConsoleReporter(sys.stdout, terminal=sys.stdout.isatty(), quiet=args.quiet)
     options = RunOptions(
         adapter=adapter,
         timeout=args.timeout,
@@ -314,28 +355,32 @@ def _run(args: argparse.Namespace) -> int:
         run = Runner(options).run(items)
     except AdapterStartError as exc:
         raise UsageError(str(exc)) from exc
-    status = EXIT_OK if run.ok else EXIT_FAILED
-    # Coverage comes before the failure details so the summary line stays the last line.
-    status = _coverage(args, coverage.compute(r.hits for r in run.results), status)
-    console.finish(run)
-    _write_outputs(args, run)
-    broken = [r for r in run.results if r.file_problem]
-    if broken:
-        # a bad input file is a usage error (exit 2), reported after the other vectors ran
-        more = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
-        raise UsageError(f"unusable vector file {broken[0].path}: {broken[0].reason}{more}")
-    return status
+    return (EXIT_OK if run.ok else EXIT_FAILED), run
 
 
 def _by_tags(
-    args: argparse.Namespace, items: list[vectors.Vector | vectors.LoadProblem]
+    args: argparse.Namespace,
+    items: list[vectors.Vector | vectors.LoadProblem],
+    corpus: list[vectors.Vector | vectors.LoadProblem],
 ) -> list[vectors.Vector | vectors.LoadProblem]:
-    """Apply ``--tag``; a ``--tag`` nobody carries is a usage error, an unknown
-    ``--exclude-tag`` only a warning (an older corpus may simply not have that tag yet)."""
-    missing = select.unknown_tags(items, args.tags)
+    """Apply ``--tag`` to the vectors ``-k`` selected (``items``) out of ``corpus``.
+
+    A ``--tag`` no vector of the corpus carries is a usage error (a typo); one the corpus has
+    but no ``-k``-selected vector carries is a usage error too, saying so, since running nothing
+    would look like a clean run.  An ``--exclude-tag`` the corpus lacks is only a warning (an
+    older corpus may simply not have that tag yet); one only the ``-k`` selection lacks excludes
+    nothing, silently."""
+    missing = select.unknown_tags(corpus, args.tags)
     if missing:
         raise UsageError(f"no vector carries tag {missing[0]!r} (--tag)")
-    for tag in select.unknown_tags(items, args.exclude_tags):
+    unselected = select.unknown_tags(items, args.tags)
+    if unselected:
+        outside = len(select.select(select.vectors_only(corpus), unselected[:1]))
+        raise UsageError(
+            f"no vector selected by -k {args.pattern!r} carries tag {unselected[0]!r} (--tag; "
+            f"{outside} vector(s) outside the selection do)"
+        )
+    for tag in select.unknown_tags(corpus, args.exclude_tags):
         print(f"{PROG}: warning: no vector carries tag {tag!r} (--exclude-tag)", file=sys.stderr)
     return select.select(items, args.tags)
 

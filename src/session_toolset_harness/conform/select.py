@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 
 from session_toolset_harness.conform.vectors import LoadProblem, Vector
 
-__all__ = ["excluded_by", "parse_tag", "select", "unknown_tags"]
+__all__ = ["excluded_by", "parse_tag", "select", "unknown_tags", "vectors_only"]
 
 
 def parse_tag(text: str) -> str:
@@ -40,6 +40,11 @@ def select(items: Iterable[Item], tags: Sequence[str]) -> list[Item]:
     return [
         item for item in items if not isinstance(item, Vector) or wanted.intersection(item.tags)
     ]
+
+
+def vectors_only(items: Iterable[Item]) -> list[Vector]:
+    """The loaded vectors among ``items`` (files that could not be loaded left out)."""
+    return [item for item in items if isinstance(item, Vector)]
 
 
 def unknown_tags(items: Iterable[Item], tags: Sequence[str]) -> list[str]:

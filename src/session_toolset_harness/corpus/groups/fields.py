@@ -353,5 +353,56 @@ def _unlisted_keys() -> Vector:
     return v.ok("factory_calls", {"calls": 1}, tool=BASH.id)
 
 
+def _lists_typed_first() -> Vector:
+    v = Vector(
+        f"{G}/list-elements-typed-before-parsing",
+        "A list field's JSON type is 'list of strings' and is checked for the whole list before "
+        "any element is parsed or looked up (PROTOCOL.md: each field completely - presence, "
+        "JSON type, name lookup, boundary parsing): core or tools of ['BAD', 5] is Protocol, not "
+        "the ToolIdError.MissingNamespace that parsing 'BAD' first would give; grants of "
+        "['g', 5] is Protocol and activates nothing; nothing changes.",
+        ("protocol", "field-errors", "check-order"),
+    )
+    _world(v)
+    v.fail("tool_id_parse", "ToolIdError.MissingNamespace", raw="BAD")  # 'BAD' alone parses so
+    for core in (["BAD", 5], ["", True], ["BAD", None], ["BAD", ["x"]]):
+        v.protocol({"op": "set_new", "name": "N", "session": "s-n", "core": core})
+    for tools in (["BAD", 5], ["", {}]):
+        for authority in ("model_confirmed", "unauthorized"):
+            v.protocol({"op": "activate_model", "set": "A", "authority": authority, "tools": tools})
+    v.protocol({"op": "activate_many", "set": "A", "grants": ["g", 5]})
+    return _untouched(v, ("N",))
+
+
+def _kinds_case_sensitive() -> Vector:
+    v = Vector(
+        f"{G}/kind-case-sensitive",
+        "A SOURCE or PROVENANCE kind is one of PROTOCOL.md's exact lowercase names: 'Builtin', "
+        "'MCP', 'Builtin_Runtime' and the like are unknown kinds (Protocol) for tool_id and "
+        "catalog_insert alike; nothing changes.",
+        ("protocol", "field-errors"),
+    )
+    _world(v)
+    sources: list[Obj] = [
+        {"kind": "Builtin", "name": "bash"},
+        {"kind": "BUILTIN", "name": "bash"},
+        {"kind": "MCP", "server_id": "srv-a", "server_tool_name": "lookup"},
+        {"kind": "Unknown", "runtime_name": "dyn"},
+    ]
+    for source in sources:
+        v.protocol({"op": "tool_id", "source": source})
+        v.protocol({"op": "catalog_insert", **NEW.request(), "source": source})
+    for provenance in ({"kind": "Builtin_Runtime"}, {"kind": "UNVERIFIED"}):
+        v.protocol({"op": "catalog_insert", **NEW.request(), "provenance": provenance})
+    return _untouched(v)
+
+
 def vectors() -> list[Vector]:
-    return [*_orders(), _null_refused(), _null_accepted(), _unlisted_keys()]
+    return [
+        *_orders(),
+        _lists_typed_first(),
+        _kinds_case_sensitive(),
+        _null_refused(),
+        _null_accepted(),
+        _unlisted_keys(),
+    ]

@@ -604,6 +604,37 @@ def _adapter_rejections() -> Vector:
     return _populated_unchanged(v, U64_MAX)
 
 
+def _seam_rewinds_stale_grant() -> Vector:
+    t0 = Rec(src_mcp("srv-a", "t0"), p_mcp("srv-a"), {"type": "object", "x-v": 0})
+    t1 = Rec(src_mcp("srv-a", "t1"), p_mcp("srv-a"), {"type": "object", "x-v": 1})
+    t2 = Rec(src_mcp("srv-a", "t2"), p_mcp("srv-a"), {"type": "object", "x-v": 2})
+    v = Vector(
+        "protocol/set-generation-seam-revives-a-stale-grant",
+        "The hazard grant.refused_after_catalog_change is proved with SPEC.md's operations, "
+        "which only raise the catalog generation. The catalog_set_generation test seam sets the "
+        "counter only, so it can rewind it: a grant issued at generation 1 is refused "
+        "StaleGeneration after a catalog change (generation 2), and after the seam rewinds to "
+        "0 and another insert brings the counter back to 1, activate accepts that same grant.",
+        ("protocol", "seam", "counters"),
+    )
+    insert(v, t0, 1)
+    v.ok("set_new", name="A", session="s-1", core=[])
+    issue(v, "g", "s-1", t0, 1)
+    insert(v, t1, 2)
+    v.fail(
+        "activate",
+        "ActivationError.StaleGeneration",
+        {"grant": 1, "catalog": 2},
+        set="A",
+        grant="g",
+    )
+    v.ok("catalog_set_generation", {"generation": 0}, value=0)
+    insert(v, t2, 1)
+    v.ok("activate", set="A", grant="g")
+    v.ok("authorize", {"tool": t0.id, "basis": exact_basis(1)}, set="A", tool=t0.id)
+    return state(v, 1, sorted([t0, t1, t2], key=lambda r: r.id.encode()))
+
+
 def vectors() -> list[Vector]:
     return [
         _hello_reset(),
@@ -613,4 +644,5 @@ def vectors() -> list[Vector]:
         _hostile_names(),
         _adapter_malformed(),
         _adapter_rejections(),
+        _seam_rewinds_stale_grant(),
     ]

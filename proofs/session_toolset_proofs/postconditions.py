@@ -1,0 +1,402 @@
+"""Obligations stated as SPEC.md states them: exact counter steps and functional postconditions.
+
+Each builder's docstring quotes the SPEC.md sentence it formalises; the goal is written from that
+sentence (the dotted codes and record fields of the Z3 interpretation), never by calling the
+model's own helper for the same rule, so a reader can check the formula against the sentence.
+`obligations` registers them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import z3  # type: ignore[import-untyped]
+from session_toolset_model import z3_interp as zi
+from session_toolset_model.algebra import MAX_GENERATION, seq_contains
+from session_toolset_model.profiles import Variant
+from session_toolset_model.state import State, same
+from session_toolset_model.z3_interp import Z3Algebra
+
+from .steps import SEARCH_BOUND, Query, Step, sel, step
+
+S = zi.SetOpt
+A = zi.ActOpt
+P = zi.PinOpt
+R = zi.RecOpt
+G = zi.GrantS
+CODE = zi.OUTCOME
+
+Builder = Callable[[Variant], Query]
+
+
+def _max(a: Any, b: Any) -> Any:
+    return z3.If(a <= b, b, a)
+
+
+def _present(s: Step) -> Any:
+    return R.is_Rec(sel(s.pre.catalog, s.args["tool"]))
+
+
+def _upsert_dup(s: Step) -> Any:
+    """SPEC.md §2 upsert: "If `replaced` is not the record's own id and the record's id is already
+    present → DuplicateToolId" (``replaced`` null is "not the record's own id")."""
+    a = s.args
+    not_own = z3.Or(z3.Not(a["has_replaced"]), a["replaced"] != a["tool"])
+    return z3.And(not_own, _present(s))
+
+
+def generation_advances(opname: str) -> Builder:
+    """SPEC.md §2: "Every successful mutation advances the generation by exactly one (checked);
+    a failed mutation changes nothing."  Identical upserts included ("upsert(replaced, record):
+    one mutation that replaces a record"); "remove(id): absent → no change (not an error)";
+    "rebase_past(prior): generation becomes max(current, prior)+1, or CatalogGenerationOverflow
+    (unchanged)"."""
+
+    def build(v: Variant) -> Query:
+        s = step(opname, v)
+        g0, g1 = s.pre.gen, s.post.gen
+        extra: list[Any] = []
+        case = [s.ok]
+        if opname == "catalog_rebase_past":
+            goal = g1 == z3.If(s.ok, _max(g0, s.args["prior"]) + 1, g0)
+            case.append(s.args["prior"] > g0)
+        elif opname == "catalog_remove":
+            goal = z3.And(
+                g1 == z3.If(z3.And(s.ok, _present(s)), g0 + 1, g0),
+                z3.Implies(z3.Not(_present(s)), same(s.alg, s.pre, s.post)),
+            )
+            case.append(_present(s))
+        else:
+            goal = g1 == z3.If(s.ok, g0 + 1, g0)
+            if opname == "catalog_upsert":
+                a = s.args
+                stored = R.Rec(a["digest"], a["prov"], a["trust"])
+                case.append(sel(s.pre.catalog, a["tool"]) == stored)
+        return s.query(goal, extra, witness=case)
+
+    return build
+
+
+def checked_next_exact(opname: str) -> Builder:
+    """SPEC.md §1.3: "`checked_next()` is value+1, or `CatalogGenerationOverflow` at 2^64-1: it
+    never wraps and never sticks" - so the exhaustion outcome happens exactly when no earlier
+    check failed and the value to advance is 2^64-1 (§2: insert "id present → DuplicateToolId;
+    no next generation → GenerationExhausted"; remove "present → ... no next generation →
+    GenerationExhausted"; rebase_past advances max(current, prior))."""
+
+    def build(v: Variant) -> Query:
+        s = step(opname, v)
+        top = s.pre.gen == MAX_GENERATION
+        if opname == "catalog_insert":
+            code, when = CODE["CatalogError.GenerationExhausted"], z3.And(z3.Not(_present(s)), top)
+        elif opname == "catalog_upsert":
+            code, when = (
+                CODE["CatalogError.GenerationExhausted"],
+                z3.And(z3.Not(_upsert_dup(s)), top),
+            )
+        elif opname == "catalog_remove":
+            code, when = CODE["CatalogError.GenerationExhausted"], z3.And(_present(s), top)
+        else:
+            code = CODE["CatalogGenerationOverflow"]
+            when = _max(s.pre.gen, s.args["prior"]) == MAX_GENERATION
+        return s.query((s.res.code == code) == when, witness=[s.res.code == code])
+
+    return build
+
+
+def generation_never_reused(opname: str) -> Builder:
+    """SPEC.md §6: "the catalog generation ... never repeats a value"; §2: rebase_past is "used
+    when a catalog is rebuilt so observed generation values are never reused".
+
+    Whole-history form, by induction over a ghost: ``used`` holds every generation value handed
+    out or observed so far (including every ``prior`` a successful `rebase_past` was given) and
+    the ghost invariant is that the current generation is their high-water mark (``used[g] ⇒
+    g ≤ gen``, ``used[gen]``; initially ``used = {0}``).  The step obligation: a new value is
+    not in ``used`` (nor the ``prior`` just passed), and the invariant holds again once the new
+    value (and the prior) are added.  A *failed* rebase_past leaves the catalog "unchanged", its
+    prior included: SPEC.md does not say that a catalog whose rebase overflowed may not hand out
+    values up to that prior afterwards (noted in docs/proofs.md)."""
+
+    def build(v: Variant) -> Query:
+        s = step(opname, v)
+        used = zi.fresh("used", z3.ArraySort(zi.IntS, z3.BoolSort()))
+        g = z3.FreshConst(zi.IntS, "g")
+        ghost = [z3.ForAll([g], z3.Implies(sel(used, g), g <= s.pre.gen)), sel(used, s.pre.gen)]
+        observed = used
+        case = [s.ok, s.post.gen != s.pre.gen]
+        if opname == "catalog_rebase_past":
+            prior = s.args["prior"]
+            observed = z3.If(s.ok, z3.Store(used, prior, True), used)
+            case.append(prior > s.pre.gen)
+        after = z3.Store(observed, s.post.gen, True)
+        goal = z3.And(
+            z3.Implies(s.post.gen != s.pre.gen, z3.Not(sel(observed, s.post.gen))),
+            z3.ForAll([g], z3.Implies(sel(after, g), g <= s.post.gen)),
+        )
+        return s.query(goal, ghost, witness=case)
+
+    return build
+
+
+def schema_generation_advances(opname: str) -> Builder:
+    """SPEC.md §3: activate "records the activation ... and advances `schema_generation` by
+    one"; activate_many "empty → returns 0, changes nothing ... On success apply all ..., advance
+    `schema_generation` by exactly one"; revoke_exact "else remove it and advance
+    `schema_generation` by one"; §5 activate_exact_for_user / activate_model_initiated are
+    `activate_many` of the issued grants; §6 "with exactly one `schema_generation` advance"."""
+
+    def build(v: Variant) -> Query:
+        s = step(opname, v)
+        name = s.args["name"]
+        before, after = sel(s.pre.sets, name), sel(s.post.sets, name)
+        seq = s.args.get("grants", s.args.get("tools"))
+        one = z3.IntVal(1) if seq is None else z3.If(seq.length > 0, 1, 0)
+        goal = S.set_schemagen(after) == S.set_schemagen(before) + z3.If(s.ok, one, 0)
+        # batches: at least two grants; single steps: from a set that already advanced
+        case = [s.ok, S.set_schemagen(before) >= 1 if seq is None else seq.length >= 2]
+        return s.query(goal, witness=case)
+
+    return build
+
+
+def in_place_self_composition(opname: str) -> Builder:
+    """SPEC.md §6 zero inheritance: "what a set contains depends only on its own session, core
+    ids, the catalog and the operations applied to that set".  Two runs of the same operation
+    with the same arguments from worlds that agree on the catalog, its generation and the target
+    set - every other set arbitrary - give the same outcome and the same target set."""
+
+    def build(v: Variant) -> Query:
+        alg = Z3Algebra(SEARCH_BOUND.get(), v)
+        alg.read_over_write = alg.share_loops = True
+        s1 = step(opname, v, "l", alg=alg)
+        name = s1.args["name"]
+        # The second world: the same catalog and generation, arbitrary counters and other sets,
+        # the first world's target set (an arbitrary world agreeing on what the run may read).
+        other = zi.fresh("r_sets", z3.ArraySort(zi.SetName, S))
+        sets2 = z3.Store(other, name, sel(s1.pre.sets, name))
+        pre2 = State(s1.pre.catalog, s1.pre.gen, zi.fresh("r_calls", s1.pre.calls.sort()), sets2)
+        s2 = step(opname, v, "r", alg=alg, pre=pre2, args=s1.args)
+        premises = list(s2.premises)
+        goal = z3.And(
+            s1.res.code == s2.res.code, sel(s1.post.sets, name) == sel(s2.post.sets, name)
+        )
+        other = z3.FreshConst(zi.SetName, "other")
+        case = [s1.ok, other != name, S.is_TSet(sel(s1.pre.sets, other))]
+        case.append(s1.pre.sets != s2.pre.sets)
+        q = s1.query(goal, premises, witness=case)
+        q.steps.append(s2)
+        return q
+
+    return build
+
+
+def _expected_activate(s: Step) -> tuple[Any, Any]:
+    """(expected outcome, expected set on success) of SPEC.md §3 `activate`, written from its
+    text."""
+    st = sel(s.pre.sets, s.args["name"])
+    g = s.args["grant"]
+    t = G.g_tool(g)
+    rec = sel(s.pre.catalog, t)
+    checks = [
+        (G.g_session(g) != S.set_session(st), "SessionMismatch"),
+        (z3.Not(R.is_Rec(rec)), "UnknownTool"),
+        (G.g_gen(g) != s.pre.gen, "StaleGeneration"),
+        (G.g_digest(g) != R.rec_digest(rec), "DigestMismatch"),
+        (S.set_catgen(st) != s.pre.gen, "StaleSnapshot"),
+        (A.is_Act(sel(S.set_acts(st), t)), "AlreadyActivated"),
+        (P.is_Pin(sel(S.set_core(st), t)), "AlreadyCore"),
+    ]
+    code = CODE["ok"]
+    for cond, name in reversed(checks):
+        code = z3.If(cond, CODE[f"ActivationError.{name}"], code)
+    act = A.Act(G.g_session(g), G.g_gen(g), G.g_digest(g), R.rec_prov(rec))
+    new = S.TSet(
+        S.set_session(st),
+        S.set_catgen(st),
+        S.set_schemagen(st) + 1,
+        S.set_core(st),
+        z3.Store(S.set_acts(st), t, act),
+    )
+    return code, new
+
+
+def activate_postcondition(v: Variant) -> Query:
+    """SPEC.md §3: "`activate(grant, catalog)` validates in this order, then records the
+    activation with the record's current provenance and advances `schema_generation` by one:
+    grant session ≠ set session → SessionMismatch; tool not cataloged → UnknownTool(id); grant
+    generation ≠ catalog generation → StaleGeneration{grant, catalog}; grant digest ≠ record digest
+    → DigestMismatch(id); set generation ≠ catalog generation → StaleSnapshot{set, catalog};
+    already activated → AlreadyActivated(id); in core → AlreadyCore(id)."  The full function:
+    outcome, payload, and the whole post-world (only the target set changes, on success)."""
+    s = step("activate", v)
+    code, new = _expected_activate(s)
+    name = s.args["name"]
+    st = sel(s.pre.sets, name)
+    g = s.args["grant"]
+    x = s.res.extras
+    goal = z3.And(
+        s.res.code == code,
+        s.post.catalog == s.pre.catalog,
+        s.post.gen == s.pre.gen,
+        s.post.calls == s.pre.calls,
+        s.post.sets == z3.If(code == CODE["ok"], z3.Store(s.pre.sets, name, new), s.pre.sets),
+        x["tool"] == G.g_tool(g),
+        x["grant"] == G.g_gen(g),
+        x["catalog"] == s.pre.gen,
+        x["set"] == S.set_catgen(st),
+    )
+    return s.query(goal, witness=[s.ok, S.set_schemagen(st) >= 1])
+
+
+def revoke_postcondition(v: Variant) -> Query:
+    """SPEC.md §3: "`revoke_exact(id)`: core → `ExactRevocationError.CoreTool(id)`; not activated
+    → `NotActivated(id)`; else remove it and advance `schema_generation` by one."  Outcome and
+    the whole post-world."""
+    s = step("revoke", v)
+    name, t = s.args["name"], s.args["tool"]
+    st = sel(s.pre.sets, name)
+    code = z3.If(
+        P.is_Pin(sel(S.set_core(st), t)),
+        CODE["ExactRevocationError.CoreTool"],
+        z3.If(
+            z3.Not(A.is_Act(sel(S.set_acts(st), t))),
+            CODE["ExactRevocationError.NotActivated"],
+            CODE["ok"],
+        ),
+    )
+    new = S.TSet(
+        S.set_session(st),
+        S.set_catgen(st),
+        S.set_schemagen(st) + 1,
+        S.set_core(st),
+        z3.Store(S.set_acts(st), t, A.NoAct),
+    )
+    goal = z3.And(
+        s.res.code == code,
+        s.post.catalog == s.pre.catalog,
+        s.post.gen == s.pre.gen,
+        s.post.calls == s.pre.calls,
+        s.post.sets == z3.If(code == CODE["ok"], z3.Store(s.pre.sets, name, new), s.pre.sets),
+    )
+    return s.query(goal, witness=[s.ok, S.set_schemagen(st) >= 1])
+
+
+def _seq_all(seq: Any, body: Callable[[Any, Any], Any]) -> Any:
+    i = z3.FreshConst(zi.IntS, "i")
+    return z3.ForAll([i], z3.Implies(z3.And(i >= 0, i < seq.length), body(i, seq.at(i))))
+
+
+def _nothing_else(s: Step, seq: Any, key: str, before: Any, after: Any) -> Any:
+    """Every tool that no element of ``seq`` names keeps its activation slot as before.
+
+    "Names" is `algebra.seq_contains` (the first-occurrence symbol whose side definition
+    `interp.seq_first_index_exact` checks against the loop): an existential under the
+    universal would leave Z3 a quantifier alternation that it gives up on."""
+    t = z3.FreshConst(zi.Tool, "t")
+    named = seq_contains(s.alg, seq, key, t)
+    return z3.ForAll(
+        [t], z3.Implies(z3.Not(named), sel(S.set_acts(after), t) == sel(S.set_acts(before), t))
+    )
+
+
+def atomic_many(v: Variant) -> Query:
+    """SPEC.md §3: "`activate_many(grants, catalog)`: empty → returns 0, changes nothing. ...
+    On success apply all in ToolId order, advance `schema_generation` by exactly one"; §6 "a
+    batch applies entirely or not at all".  On success with a non-empty batch the set is the old
+    set with exactly the granted activations added (each with the record's current provenance)
+    and nothing else changed, schema_generation one higher."""
+    s = step("activate_many", v)
+    name = s.args["name"]
+    seq = s.args["grants"]
+    before, after = sel(s.pre.sets, name), sel(s.post.sets, name)
+
+    def applied(_i: Any, g: Any) -> Any:
+        rec = sel(s.pre.catalog, G.g_tool(g))
+        act = A.Act(G.g_session(g), G.g_gen(g), G.g_digest(g), R.rec_prov(rec))
+        return sel(S.set_acts(after), G.g_tool(g)) == act
+
+    goal = z3.If(
+        seq.length > 0,
+        z3.And(
+            S.is_TSet(after),
+            S.set_session(after) == S.set_session(before),
+            S.set_catgen(after) == S.set_catgen(before),
+            S.set_core(after) == S.set_core(before),
+            S.set_schemagen(after) == S.set_schemagen(before) + 1,
+            _seq_all(seq, applied),
+            _nothing_else(s, seq, "tool", before, after),
+        ),
+        same(s.alg, s.pre, s.post),
+    )
+    return s.query(goal, [s.ok], witness=[seq.length >= 2])
+
+
+def atomic_model(v: Variant) -> Query:
+    """SPEC.md §5: "`ModelConfirmed` → issue every grant in request order ..., then
+    `activate_many`"; §5 issuance gives "a grant at the current generation and digest" for the
+    set's session; §6 "a batch applies entirely or not at all, with exactly one
+    `schema_generation` advance".  On success with tools requested: exactly those tools are
+    activated, each as a grant for the set's session at the current generation and digest with
+    the record's provenance, nothing else changes, schema_generation one higher."""
+    s = step("activate_model", v)
+    name = s.args["name"]
+    seq = s.args["tools"]
+    before, after = sel(s.pre.sets, name), sel(s.post.sets, name)
+
+    def applied(_i: Any, t: Any) -> Any:
+        rec = sel(s.pre.catalog, t)
+        act = A.Act(S.set_session(before), s.pre.gen, R.rec_digest(rec), R.rec_prov(rec))
+        return sel(S.set_acts(after), t) == act
+
+    goal = z3.If(
+        seq.length > 0,
+        z3.And(
+            S.is_TSet(after),
+            S.set_session(after) == S.set_session(before),
+            S.set_catgen(after) == S.set_catgen(before),
+            S.set_core(after) == S.set_core(before),
+            S.set_schemagen(after) == S.set_schemagen(before) + 1,
+            _seq_all(seq, applied),
+            _nothing_else(s, seq, "self", before, after),
+        ),
+        same(s.alg, s.pre, s.post),
+    )
+    return s.query(goal, [s.ok], witness=[seq.length >= 2])
+
+
+def route_postcondition(v: Variant) -> Query:
+    """SPEC.md §5: "`route_session_set(retained, catalog, fallback_session)`: with a retained
+    shared set, return a copy of its current state as is (activations and pinned generation
+    included, stale or not)"; §3 "`is_stale(catalog)` ⇔ set generation ≠ catalog generation"."""
+    s = step("route", v)
+    a = s.args
+    kept = sel(s.pre.sets, a["retained"])
+    goal = z3.Implies(
+        a["has_retained"],
+        z3.And(
+            sel(s.post.sets, a["into"]) == kept,
+            s.res.extras["stale"] == (S.set_catgen(kept) != s.pre.gen),
+        ),
+    )
+    return s.query(goal, witness=[a["has_retained"], S.set_catgen(kept) != s.pre.gen])
+
+
+def default_core_postcondition(v: Variant) -> Query:
+    """SPEC.md §3: "`default_core_for_catalog(session, catalog)`: core = every record whose
+    provenance is not `Unverified`; zero activations", each pinned "with its record's current
+    digest AND provenance"."""
+    s = step("set_default_core", v)
+    new = sel(s.post.sets, s.args["name"])
+    t = z3.FreshConst(zi.Tool, "t")
+    rec = sel(s.pre.catalog, t)
+    pinned = z3.If(
+        z3.And(R.is_Rec(rec), z3.Not(zi.UNVERIFIED(R.rec_prov(rec)))),
+        P.Pin(R.rec_digest(rec), R.rec_prov(rec)),
+        P.NoPin,
+    )
+    goal = z3.And(S.is_TSet(new), z3.ForAll([t], sel(S.set_core(new), t) == pinned))
+    unverified = zi.fresh("case_tool", zi.Tool)
+    urec = sel(s.pre.catalog, unverified)
+    case = [R.is_Rec(urec), zi.UNVERIFIED(R.rec_prov(urec))]
+    return s.query(goal, witness=case)
