@@ -154,8 +154,12 @@ def _model_stage(quiet: bool) -> tuple[int, float, object]:
     from . import independent
 
     started = time.perf_counter()
-    status, report = independent.run(quiet)
-    return status, time.perf_counter() - started, report.to_json()
+    report = independent.replay()
+    for d in report.disagreements:  # failures only: the verdict is in the summary line
+        print(f"model disagrees with recorded behaviour: {d.vector_id} step {d.step}: {d.detail}")
+    for error in report.errors:
+        print(f"unreadable vector: {error}")
+    return (0 if report.ok else 1), time.perf_counter() - started, report.to_json()
 
 
 def main(argv: list[str]) -> int:
