@@ -4,7 +4,9 @@ It proves the model's obligations under the default profile (witnesses and mutan
 then runs the packaged corpus against the reference adapter (or ``--adapter CMD``), and ends
 with ONE summary line and one exit code: 0 only when both passed, 1 when either found a problem,
 2 for a bad command line or when a half could not run.  Both halves always run, so one CI log
-shows every problem at once.
+shows every problem at once.  A third stage replays the hand-written corpus and the original
+implementation's recorded walkthroughs against the model's expected world (`independent`): a
+model bug that contradicts recorded behaviour fails the job too (its verdict is in the summary).
 
 Output, like a good Unix tool: on a terminal a progress line per half (dots for the vectors),
 every failure, the summary line; on anything else (a CI log) the failures and the summary line
@@ -147,6 +149,19 @@ def _summary(prove: _Stage, conform: _Stage) -> str:
     )
 
 
+def _model_stage(quiet: bool) -> tuple[int, float, object]:
+    """The model's expected world against the hand-written corpus and recorded walkthroughs."""
+    from . import independent
+
+    started = time.perf_counter()
+    report = independent.replay()
+    for d in report.disagreements:  # failures only: the verdict is in the summary line
+        print(f"model disagrees with recorded behaviour: {d.vector_id} step {d.step}: {d.detail}")
+    for error in report.errors:
+        print(f"unreadable vector: {error}")
+    return (0 if report.ok else 1), time.perf_counter() - started, report.to_json()
+
+
 def main(argv: list[str]) -> int:
     try:
         args = _parser().parse_args(argv)
@@ -162,7 +177,10 @@ def main(argv: list[str]) -> int:
     # a failure found outranks a half that could not run; only two passes pass
     could_not_run = 2 in statuses and 1 not in statuses
     status = 2 if could_not_run else (0 if statuses == (0, 0) else 1)
-    print(_summary(prove, conform), flush=True)
+    model_status, model_s, model_report = _model_stage(args.quiet)
+    status = 1 if model_status != 0 and status == 0 else status
+    verdict = "passed" if model_status == 0 else "FAILED"
+    print(f"{_summary(prove, conform)}, model vs recorded {verdict} ({model_s:.1f} s)", flush=True)
     if args.json is not None:
         combined = {
             "ok": status == 0,
@@ -175,6 +193,11 @@ def main(argv: list[str]) -> int:
                 "exit_status": conform.status,
                 "seconds": conform.seconds,
                 "report": conform.report,
+            },
+            "model_vs_recorded": {
+                "exit_status": model_status,
+                "seconds": model_s,
+                "report": model_report,
             },
         }
         try:
