@@ -8,20 +8,21 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from decimal import Decimal
 from typing import Any
 
 
 def _shortest(x: float) -> tuple[str, int]:
     """Shortest round-trip digits d1..dn (no leading/trailing zeros) and the decimal point
-    position k with |x| = 0.d1..dn x 10^k (Python's repr is the shortest round-trip form)."""
-    text = repr(abs(x))
-    mantissa, _, exp = text.partition("e")
-    whole, _, frac = mantissa.partition(".")
-    digits = whole + frac
-    k = len(whole) + (int(exp) if exp else 0)
-    stripped = digits.lstrip("0")
-    k -= len(digits) - len(stripped)
-    return stripped.rstrip("0"), k
+    position k with |x| = 0.d1..dn x 10^k, for a non-zero finite double.
+
+    Python's repr is the shortest round-trip form; reading it back as an exact decimal gives
+    its digits and exponent without any text surgery (value = digits x 10^exponent, so with n
+    digits the point sits at k = n + exponent)."""
+    _, digit_tuple, exponent = Decimal(repr(abs(x))).normalize().as_tuple()
+    assert isinstance(exponent, int)  # finite: 'n'/'N'/'F' exponents are for NaN and infinity
+    digits = "".join(map(str, digit_tuple))
+    return digits, len(digits) + exponent
 
 
 def number_text(value: int | float) -> str:
