@@ -309,14 +309,20 @@ def test_nesting_127_is_accepted_and_128_refused() -> None:
 
 def test_nesting_counts_objects_and_arrays_alike() -> None:
     text = '{"a":[' * 63 + "{}" + "]}" * 63  # 127 containers
-    parse_json(text)
+    expected: object = {}
+    for _ in range(63):
+        expected = {"a": [expected]}
+    assert parse_json(text) == expected
     with pytest.raises(JsonInputError):
         parse_json('{"a":[' * 64 + "]}" * 64)  # 128 containers
 
 
 def test_brackets_inside_strings_do_not_count_as_nesting() -> None:
     inner = '"' + "[{" * 200 + '\\"[' + '\\\\"'
-    assert parse_json("[" * 127 + inner + "]" * 127) is not None
+    expected: object = "[{" * 200 + '"[' + "\\"  # the string's value, escapes undone
+    for _ in range(127):
+        expected = [expected]
+    assert parse_json("[" * 127 + inner + "]" * 127) == expected
     assert parse_json(json.dumps("[" * 1000)) == "[" * 1000
 
 

@@ -14,9 +14,13 @@ Layout, one concept per module:
 - `catalog`, `sets`, `gate`, `host` - the transitions of SPEC.md sections 2-5.
 - `ops`        - the operation table (name, arguments, possible outcomes) used by proofs and tests.
 - `oracle`     - the typed concrete API (strings in, ``(code, payload)`` out, ``observe()``).
+- `world`      - the expected world: PROTOCOL.md, SPEC.md section 1 and the section 4 alias rule
+                 as an executable specification over the oracle (the one expected side of
+                 explore, the golden vectors and the proofs' counterexample vectors).
 
-Out of scope for the model (covered by the conformance vectors and unit tests instead): ToolId and
-SessionId parsing and encoding (SPEC.md 1.1, 1.2), SchemaDigest computation (1.4), grant session
-text validation (1.5), wire-name aliases and `resolve` (section 4), message texts and their bounds,
-and the `catalog_set_generation` test seam (the oracle offers it outside the definition).
+Outside the state-machine definition (and so outside the proofs), but specified executably in
+`world`: ToolId and SessionId parsing and encoding (SPEC.md 1.1, 1.2), SchemaDigest computation
+(1.4), grant session text validation (1.5), wire-name aliases and `resolve` (section 4).  Not
+specified anywhere executable: message texts (only their bound is checked).  The
+`catalog_set_generation` test seam is offered by the oracle outside the definition.
 """

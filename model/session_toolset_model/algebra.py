@@ -91,10 +91,24 @@ class Algebra(Protocol):
     def seq_prefix(self, s: Term, n: Term) -> Term: ...
 
 
-def chain(alg: Algebra, checks: Iterable[tuple[Term, Term]], ok: Term) -> Term:
-    """The outcome term of the first check whose condition holds, else ``ok``."""
+def chain(
+    alg: Algebra,
+    checks: Iterable[tuple[Term, Term]],
+    ok: Term,
+    labels: tuple[str, ...] | None = None,
+) -> Term:
+    """The outcome term of the first check whose condition holds, else ``ok``.
+
+    An interpretation that records condition coverage (`conditions.RecordingAlgebra`) is told
+    the whole check list at once (``note_checks``): a check list is one decision whose
+    conditions are its checks, in order."""
+    listed = list(checks)
+    note = getattr(alg, "note_checks", None)
+    if note is not None:
+        names = labels or tuple(f"check {i + 1}" for i in range(len(listed)))
+        note(tuple(c for c, _ in listed), names)
     result = ok
-    for cond, outcome in reversed(list(checks)):
+    for cond, outcome in reversed(listed):
         result = alg.ite(cond, outcome, result)
     return result
 
@@ -113,4 +127,10 @@ def seq_contains(alg: Algebra, s: Term, key: str, k: Term) -> Term:
 def first_failure(alg: Algebra, checks: Iterable[tuple[Term, str]], ok: Term | None = None) -> Term:
     """The code of the first check whose condition holds, else ``ok`` (SPEC.md check order)."""
     base = alg.code("ok") if ok is None else ok
-    return chain(alg, ((cond, alg.code(name)) for cond, name in checks), base)
+    listed = list(checks)
+    return chain(
+        alg,
+        ((cond, alg.code(name)) for cond, name in listed),
+        base,
+        tuple(name for _, name in listed),
+    )

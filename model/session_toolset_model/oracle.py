@@ -65,9 +65,10 @@ def error_payload(code: str, extras: dict[str, Any]) -> dict[str, Any]:
 class Oracle:
     """A world (catalog, generation, sets, factory counters) driven through the definition."""
 
-    def __init__(self, variant: Variant = DEFAULT) -> None:
+    def __init__(self, variant: Variant = DEFAULT, alg: ConcreteAlgebra | None = None) -> None:
+        """``alg``: another concrete interpretation (e.g. `conditions.RecordingAlgebra`)."""
         self.variant = variant
-        self.alg = concrete_algebra()
+        self.alg = concrete_algebra() if alg is None else alg
         self.state: State = initial(self.alg, variant)
 
     def reset(self) -> None:

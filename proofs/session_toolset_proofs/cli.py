@@ -1,5 +1,5 @@
 """`session-toolset prove [--profile P | --all-profiles] [-k PATTERN] [--json F] [--junit F]
-[--jobs N] [--emit-vectors DIR] [--hazards] [--emit-hazard-vectors DIR]`.
+[--jobs N] [--emit-vectors DIR] [--hazards] [--emit-hazard-vectors DIR] [--quiet | --verbose]`.
 
 Exit 0 only when every default-profile obligation is proved, every expected refutation
 (profiles and mutants) happens and every witness is satisfiable; ``unknown`` is a failure; bad
@@ -77,8 +77,14 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="write every counterexample as a PROTOCOL.md vector file into DIR",
     )
-    p.add_argument(
-        "--quiet", action="store_true", help="print only unexpected results and the summary"
+    out = p.add_mutually_exclusive_group()
+    out.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress line even on a terminal: only unexpected results and the summary",
+    )
+    out.add_argument(
+        "--verbose", action="store_true", help="the full table: every check, expected or not"
     )
     p.add_argument(
         "--hazards",
@@ -134,14 +140,17 @@ def main(argv: list[str]) -> int:
     if DEFAULT_PROFILE in profiles:
         profiles.remove(DEFAULT_PROFILE)
         profiles.insert(0, DEFAULT_PROFILE)
+    # Like a good Unix tool: a progress line on a terminal only, the unexpected rows (or every
+    # row with --verbose), and the summary as the one last line.
+    if sys.stdout.isatty() and not (args.quiet or args.verbose):
+        print(f"prove: checking {', '.join(profiles)} on {args.jobs} worker(s) ...", flush=True)
     report = run(profiles, args.pattern, args.jobs)
     if not report.rows:
         print("session-toolset prove: no obligation matches -k", file=sys.stderr)
         return 2
-    table = report.table(only_unexpected=args.quiet)
+    table = report.table(only_unexpected=not args.verbose)
     if table:
         print(table)
-    print(report.summary())
     hazards = _hazards(args, profiles)
     if args.json:
         doc = json.loads(report.to_json())
@@ -182,4 +191,5 @@ def main(argv: list[str]) -> int:
         for vid in blind:
             print(f"--emit-vectors: {vid} does not discriminate its variant", file=sys.stderr)
         ok = ok and not blind
+    print(report.summary())
     return 0 if ok else 1

@@ -1,9 +1,17 @@
 """``session-toolset check``: the main job — proofs (default profile) + conformance.
 
-It runs ``prove --profile per-tool-pinned`` and then ``conform`` against the reference adapter
-on the packaged corpus, each with its own report, and finishes with one summary line and one exit
-code: 0 only when both passed, 1 when either found a problem, 2 for a bad command line.  Both
-halves always run, so one CI log shows every problem at once.
+It proves the model's obligations under the default profile (witnesses and mutants included),
+then runs the packaged corpus against the reference adapter (or ``--adapter CMD``), and ends
+with ONE summary line and one exit code: 0 only when both passed, 1 when either found a problem,
+2 for a bad command line or when a half could not run.  Both halves always run, so one CI log
+shows every problem at once.  A third stage replays the hand-written corpus and the original
+implementation's recorded walkthroughs against the model's expected world (`independent`): a
+model bug that contradicts recorded behaviour fails the job too (its verdict is in the summary).
+
+Output, like a good Unix tool: on a terminal a progress line per half (dots for the vectors),
+every failure, the summary line; on anything else (a CI log) the failures and the summary line
+only.  ``--verbose`` adds the full tables (every proof row, every vector); ``--json FILE`` holds
+both full reports whatever is printed.
 """
 
 from __future__ import annotations
@@ -11,9 +19,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 import time
-from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
@@ -21,6 +28,7 @@ __all__ = ["main"]
 
 PROG = "session-toolset check"
 DEFAULT_PROFILE = "per-tool-pinned"
+PROVE_WORKERS = 2
 
 
 class _UsageError(Exception):
@@ -37,9 +45,11 @@ def _parser() -> argparse.ArgumentParser:
         prog=PROG,
         description=(
             "The main job: prove the model's obligations (default profile, with witnesses and "
-            "mutants) and run the conformance corpus against the reference implementation."
+            "mutants) and run the conformance corpus against the reference implementation. "
+            "Prints progress (on a terminal), failures and one summary line."
         ),
-        epilog="Exit status: 0 both passed, 1 a proof or a vector failed, 2 usage error.",
+        epilog="Exit status: 0 both passed, 1 a proof or a vector failed, 2 usage error or a "
+        "half could not run.",
     )
     parser.add_argument(
         "--json", metavar="FILE", type=Path, help="write one combined machine-readable report"
@@ -49,23 +59,107 @@ def _parser() -> argparse.ArgumentParser:
         metavar="CMD",
         help="check another implementation's adapter instead of the reference one",
     )
-    parser.add_argument("--quiet", action="store_true", help="print failures and summaries only")
+    out = parser.add_mutually_exclusive_group()
+    out.add_argument(
+        "--quiet", action="store_true", help="no progress even on a terminal: failures, summary"
+    )
+    out.add_argument(
+        "--verbose", action="store_true", help="also every proof row and every vector result"
+    )
     return parser
 
 
-def _stage(
-    title: str, run: Callable[[list[str]], int], argv: list[str], report: Path
-) -> tuple[int, float, object]:
-    print(f"== {title}", flush=True)
+@dataclass(frozen=True)
+class _Stage:
+    status: int  # 0 passed, 1 failed, 2 could not run
+    seconds: float
+    detail: str  # counts for the summary line
+    report: object  # the half's full JSON report (None when it could not run)
+
+
+@dataclass(frozen=True)
+class _Console:
+    progress: bool
+    verbose: bool
+
+    def note(self, text: str) -> None:
+        if self.progress:
+            print(text, flush=True)
+
+
+def _prove(console: _Console) -> _Stage:
+    from session_toolset_proofs.report import run
+
+    console.note(f"check: proving the model (profile {DEFAULT_PROFILE}) ...")
     started = time.perf_counter()
-    status = run([*argv, "--json", str(report)])
+    report = run([DEFAULT_PROFILE], None, PROVE_WORKERS)
     seconds = time.perf_counter() - started
+    table = report.table(only_unexpected=not console.verbose)
+    if table:
+        print(table)
+    if console.verbose:
+        print(report.summary() + "\n")
+    expected = sum(r.passed for r in report.rows)
+    detail = f"{expected} of {len(report.rows)} checks as expected"
+    status = 0 if report.ok and report.rows else 1
+    return _Stage(status, seconds, detail, json.loads(report.to_json()))
+
+
+def _conform(console: _Console, adapter: str | None) -> _Stage:
+    from .conform import cli as conform_cli
+    from .conform import jsonreport
+    from .conform.report import ConsoleReporter
+    from .conform.results import Status
+
+    console.note(
+        "check: conformance of "
+        + (repr(adapter) if adapter else "the reference adapter")
+        + " on the packaged corpus ..."
+    )
+    args = conform_cli.build_parser().parse_args(["--adapter", adapter] if adapter else [])
+    # verbose: one line per vector (the full table); on a terminal: progress dots; else nothing
+    # until the failures.
+    reporter = ConsoleReporter(
+        sys.stdout,
+        terminal=console.progress and not console.verbose,
+        quiet=not (console.progress or console.verbose),
+    )
+    started = time.perf_counter()
     try:
-        data: object = json.loads(report.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        data = None
-    print(flush=True)
-    return status, seconds, data
+        status, result = conform_cli.execute(args, reporter)
+    except conform_cli.UsageError as exc:
+        print(f"{PROG}: conformance could not run: {exc}", file=sys.stderr)
+        return _Stage(2, time.perf_counter() - started, "did not run", None)
+    seconds = time.perf_counter() - started
+    reporter.finish(result, summary=console.verbose)
+    if console.verbose:
+        print()
+    counts = result.counts()
+    detail = f"{counts[Status.PASSED]} of {len(result.results)} vectors passed"
+    return _Stage(status, seconds, detail, jsonreport.build(result))
+
+
+def _summary(prove: _Stage, conform: _Stage) -> str:
+    verdict = {0: "passed", 1: "FAILED", 2: "could not run"}
+    return (
+        f"check: proofs {verdict.get(prove.status, 'FAILED')} "
+        f"({prove.detail}, {prove.seconds:.1f} s), "
+        f"conformance {verdict.get(conform.status, 'FAILED')} "
+        f"({conform.detail}, {conform.seconds:.1f} s)"
+    )
+
+
+def _model_stage(quiet: bool) -> tuple[int, float, object]:
+    """The model's expected world against the hand-written corpus and recorded walkthroughs."""
+    from . import independent
+
+    started = time.perf_counter()
+    report = independent.replay()
+    for d in report.disagreements:  # failures only: the verdict is in the summary line
+        print(f"model disagrees with recorded behaviour: {d.vector_id} step {d.step}: {d.detail}")
+    for error in report.errors:
+        print(f"unreadable vector: {error}")
+    return (0 if report.ok else 1), time.perf_counter() - started, report.to_json()
 
 
 def main(argv: list[str]) -> int:
@@ -76,44 +170,34 @@ def main(argv: list[str]) -> int:
         print(f"Try '{PROG} --help'.", file=sys.stderr)
         return 2
 
-    from session_toolset_proofs.cli import main as prove_main
-
-    from .conform.cli import main as conform_main
-
-    quiet = ["--quiet"] if args.quiet else []
-    conform_argv = [*quiet, *(["--adapter", args.adapter] if args.adapter else [])]
-    with tempfile.TemporaryDirectory(prefix="session-toolset-check-") as tmp:
-        prove_status, prove_s, prove_data = _stage(
-            f"prove --profile {DEFAULT_PROFILE}",
-            prove_main,
-            ["--profile", DEFAULT_PROFILE, *quiet],
-            Path(tmp) / "prove.json",
-        )
-        conform_status, conform_s, conform_data = _stage(
-            "conform (reference adapter, packaged corpus)"
-            if not args.adapter
-            else f"conform ({args.adapter})",
-            conform_main,
-            conform_argv,
-            Path(tmp) / "conform.json",
-        )
-    if 2 in (prove_status, conform_status) and 1 not in (prove_status, conform_status):
-        status = 2
-    else:
-        status = 0 if prove_status == conform_status == 0 else 1
-    verdict = {0: "passed", 1: "FAILED", 2: "could not run"}
-    print(
-        f"check: proofs {verdict.get(prove_status, 'FAILED')} ({prove_s:.1f} s), "
-        f"conformance {verdict.get(conform_status, 'FAILED')} ({conform_s:.1f} s)"
-    )
+    console = _Console(progress=sys.stdout.isatty() and not args.quiet, verbose=args.verbose)
+    prove = _prove(console)
+    conform = _conform(console, args.adapter)
+    statuses = (prove.status, conform.status)
+    # a failure found outranks a half that could not run; only two passes pass
+    could_not_run = 2 in statuses and 1 not in statuses
+    status = 2 if could_not_run else (0 if statuses == (0, 0) else 1)
+    model_status, model_s, model_report = _model_stage(args.quiet)
+    status = 1 if model_status != 0 and status == 0 else status
+    verdict = "passed" if model_status == 0 else "FAILED"
+    print(f"{_summary(prove, conform)}, model vs recorded {verdict} ({model_s:.1f} s)", flush=True)
     if args.json is not None:
         combined = {
             "ok": status == 0,
-            "prove": {"exit_status": prove_status, "seconds": prove_s, "report": prove_data},
+            "prove": {
+                "exit_status": prove.status,
+                "seconds": prove.seconds,
+                "report": prove.report,
+            },
             "conform": {
-                "exit_status": conform_status,
-                "seconds": conform_s,
-                "report": conform_data,
+                "exit_status": conform.status,
+                "seconds": conform.seconds,
+                "report": conform.report,
+            },
+            "model_vs_recorded": {
+                "exit_status": model_status,
+                "seconds": model_s,
+                "report": model_report,
             },
         }
         try:

@@ -5,7 +5,8 @@ The subcommands live in their own modules and are imported only when chosen, so
 loading Z3, and a broken optional piece cannot take the others down.
 
 Exit codes follow Unix conventions throughout: 0 success, 1 the checked thing failed (a proof,
-a vector, a divergence), 2 the command line or an input file was wrong.
+a vector, a divergence), 2 the command line or an input file was wrong, or the installation
+lacks a dependency (one line naming the missing module, never a traceback).
 """
 
 from __future__ import annotations
@@ -101,6 +102,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return command(args[1:])
+    except ModuleNotFoundError as err:
+        # A dependency missing from the environment (pip install --no-deps, a half-removed
+        # venv): every command's imports are declared in pyproject.toml, so this is a broken
+        # installation, not a bug to show as a traceback.
+        missing = err.name or str(err)
+        print(
+            f"session-toolset {args[0]}: needs the Python module {missing!r}, which is not "
+            "installed; reinstall with 'pip install session-toolset'",
+            file=sys.stderr,
+        )
+        return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 import threading
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -21,7 +25,6 @@ from session_toolset.errors import (
     BulkActivationError,
     BulkGrant,
     RevocationNotActivated,
-    SessionToolsetError,
     ToolAuthorizationError,
 )
 
@@ -65,7 +68,55 @@ class Tally:
     activated: int = 0
     revoked: int = 0
     authorized: int = 0
-    errors: list[BaseException] = field(default_factory=list)
+
+
+def run_workers(work: Callable[[int], None], count: int) -> list[BaseException]:
+    """Run ``work(0) .. work(count - 1)`` in threads started together; every exception raised in
+    any of them, whatever its type.  An exception left to escape a thread would only become a
+    warning and the test would pass, so each is caught here and handed back to the test."""
+    start = threading.Barrier(count)
+    errors: list[BaseException] = []
+    lock = threading.Lock()
+
+    def body(index: int) -> None:
+        try:
+            start.wait()
+            work(index)
+        except BaseException as err:  # any failure in any worker fails the test
+            start.abort()  # a worker still waiting must not hang on the barrier
+            with lock:
+                errors.append(err)
+
+    threads = [threading.Thread(target=body, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not any(thread.is_alive() for thread in threads)
+    return errors
+
+
+@pytest.mark.parametrize("error", [KeyError("k"), TypeError("t"), AssertionError("a")])
+def test_run_workers_reports_any_exception_in_any_worker(error: Exception) -> None:
+    def work(index: int) -> None:
+        if index == 3:
+            raise error
+
+    errors = run_workers(work, THREADS)
+    # the failing worker's own exception; the others may have seen the barrier broken or not
+    assert [e for e in errors if not isinstance(e, threading.BrokenBarrierError)] == [error]
+
+
+def test_run_workers_reports_nothing_when_every_worker_succeeds() -> None:
+    seen: list[int] = []
+    lock = threading.Lock()
+
+    def work(index: int) -> None:
+        with lock:
+            seen.append(index)
+
+    assert run_workers(work, THREADS) == []
+    assert sorted(seen) == list(range(THREADS))
 
 
 def _check_invariants(tool_set: SessionToolSet) -> tuple[int, frozenset[ToolId]]:
@@ -85,61 +136,48 @@ def test_eight_threads_hammering_one_shared_set() -> None:
     session = sid("shared-session")
     shared = SharedSessionToolSet(SessionToolSet.progressive_core_for_catalog(session, catalog))
     log: list[tuple[int, frozenset[ToolId]]] = []  # appended under the set's lock: total order
-    start = threading.Barrier(THREADS)
+    tallies = [Tally() for _ in range(THREADS)]
 
-    def worker(seed: int, tally: Tally) -> None:
+    def worker(seed: int) -> None:
+        tally = tallies[seed]
         rng = random.Random(seed)
         last_seen = -1
-        try:
-            start.wait()
-            for _ in range(ITERATIONS):
-                op = rng.randrange(6)
-                tool = rng.choice(TOOLS)
-                if op == 0:
-                    grant = issue_exact_grant(catalog, session, tool)
-                    try:
-                        tally.activated += shared.activate_many([grant], catalog)
-                    except BulkActivationError as err:
-                        assert err.code == "BulkActivationError.Grant.AlreadyActivated"
-                elif op == 1:
-                    try:
-                        shared.revoke_exact(tool)
-                        tally.revoked += 1
-                    except RevocationNotActivated:
-                        pass
-                elif op == 2:
-                    target = rng.choice([*TOOLS, BASH])
-                    try:
-                        call = shared.authorize(catalog, ResolvedToolCall.for_tool(target))
-                        tally.authorized += 1
-                        if target != BASH:
-                            assert call.basis == ExactBasis(catalog.generation)
-                    except ToolAuthorizationError as err:
-                        assert err.code == "ToolAuthorizationError.NotActivated"
-                        assert target != BASH
-                elif op == 3:
-                    assert shared.rebuild(catalog, progressive=True) == ()
-                elif op == 4:
-                    snap = shared.snapshot()
-                    generation, _ = _check_invariants(snap)
-                    assert generation >= last_seen, "schema_generation went backwards"
-                    last_seen = generation
-                else:
-                    shared.with_set(lambda s: log.append(_check_invariants(s)))
-        except (AssertionError, SessionToolsetError) as err:  # surfaced in the main thread
-            tally.errors.append(err)
+        for _ in range(ITERATIONS):
+            op = rng.randrange(6)
+            tool = rng.choice(TOOLS)
+            if op == 0:
+                grant = issue_exact_grant(catalog, session, tool)
+                try:
+                    tally.activated += shared.activate_many([grant], catalog)
+                except BulkActivationError as err:
+                    assert err.code == "BulkActivationError.Grant.AlreadyActivated"
+            elif op == 1:
+                try:
+                    shared.revoke_exact(tool)
+                    tally.revoked += 1
+                except RevocationNotActivated:
+                    pass
+            elif op == 2:
+                target = rng.choice([*TOOLS, BASH])
+                try:
+                    call = shared.authorize(catalog, ResolvedToolCall.for_tool(target))
+                    tally.authorized += 1
+                    if target != BASH:
+                        assert call.basis == ExactBasis(catalog.generation)
+                except ToolAuthorizationError as err:
+                    assert err.code == "ToolAuthorizationError.NotActivated"
+                    assert target != BASH
+            elif op == 3:
+                assert shared.rebuild(catalog, progressive=True) == ()
+            elif op == 4:
+                snap = shared.snapshot()
+                generation, _ = _check_invariants(snap)
+                assert generation >= last_seen, "schema_generation went backwards"
+                last_seen = generation
+            else:
+                shared.with_set(lambda s: log.append(_check_invariants(s)))
 
-    tallies = [Tally() for _ in range(THREADS)]
-    threads = [
-        threading.Thread(target=worker, args=(seed, tally)) for seed, tally in enumerate(tallies)
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert not any(thread.is_alive() for thread in threads)
-    errors = [err for tally in tallies for err in tally.errors]
-    assert errors == []
+    assert run_workers(worker, THREADS) == []
 
     generations = [generation for generation, _ in log]
     assert generations == sorted(generations), "schema_generation decreased between snapshots"
@@ -155,3 +193,41 @@ def test_eight_threads_hammering_one_shared_set() -> None:
     assert final_generation == activated + revoked
     assert factory.calls == sum(t.authorized for t in tallies)
     assert [t for t, _ in final.core()] == [BASH]
+
+
+def test_pytest_here_fails_a_test_whose_thread_raises(tmp_path: Path) -> None:
+    # pyproject.toml turns PytestUnhandledThreadExceptionWarning into an error: an exception
+    # escaping a thread of some future test cannot leave it green.
+    probe = tmp_path / "test_probe.py"
+    probe.write_text(
+        "import threading\n\n"
+        "def test_escape():\n"
+        "    thread = threading.Thread(target=lambda: {}['missing'])\n"
+        "    thread.start()\n"
+        "    thread.join()\n",
+        encoding="utf-8",
+    )
+    config = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:randomly",
+            "-p",
+            "no:cacheprovider",
+            "-c",
+            str(config),
+            "--rootdir",
+            str(tmp_path),
+            str(probe),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "PytestUnhandledThreadExceptionWarning" in done.stdout

@@ -117,8 +117,8 @@ def test_schema_digest_matches_the_reference(value: Any) -> None:
 
 def test_world_answers_an_unknown_grant_or_set_as_protocol() -> None:
     w = World()
-    assert w.reply({"op": "snapshot", "set": "A"}) == {"ok": False, "error": "Protocol"}
-    assert w.reply({"op": "activate", "set": "A", "grant": "g1"})["error"] == "Protocol"
+    assert w.handle({"op": "snapshot", "set": "A"}) == {"ok": False, "error": "Protocol"}
+    assert w.handle({"op": "activate", "set": "A", "grant": "g1"})["error"] == "Protocol"
 
 
 def test_cli_emits_vectors_for_a_pattern(

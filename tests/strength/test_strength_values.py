@@ -95,9 +95,10 @@ def test_minus_zero_is_the_double_minus_zero() -> None:
 
 def test_integer_range_and_doubles() -> None:
     assert parse_json(str(2**64 - 1)) == 2**64 - 1
-    assert isinstance(parse_json(str(2**64)), float)
+    assert parse_json(str(2**64)) == float(2**64) and isinstance(parse_json(str(2**64)), float)
     assert parse_json(str(-(2**63))) == -(2**63)
-    assert isinstance(parse_json(str(-(2**63) - 1)), float)
+    below = parse_json(str(-(2**63) - 1))
+    assert below == float(-(2**63) - 1) and isinstance(below, float)
     assert parse_json("1.7976931348623157e308") == 1.7976931348623157e308
 
 
@@ -105,11 +106,20 @@ def test_repeated_key_keeps_the_last_value() -> None:
     assert parse_json('{"a": 1, "a": 2}') == {"a": 2}
 
 
+def _nested(innermost: Any, levels: int) -> Any:
+    """``innermost`` wrapped in ``levels`` one-element arrays."""
+    value = innermost
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
 def test_nesting_up_to_127_levels_is_accepted_whatever_strings_contain() -> None:
-    assert parse_json("[" * 127 + "]" * 127) is not None
+    assert parse_json("[" * 127 + "]" * 127) == _nested([], 126)
     # brackets, quotes and backslashes inside strings are not nesting
     tricky = '"' + "[{" * 150 + '\\"' + "[" * 50 + "\\\\" + '"'
-    assert parse_json("[" * 126 + tricky + "]" * 126) is not None
+    text = "[{" * 150 + '"' + "[" * 50 + "\\"  # the string's value, escapes undone
+    assert parse_json("[" * 126 + tricky + "]" * 126) == _nested(text, 126)
     assert parse_json('{"k": "\\\\"}') == {"k": "\\"}
     assert parse_json('["]", "}", "\\"]"]') == ["]", "}", '"]']
 
@@ -348,7 +358,7 @@ def test_long_flat_documents_are_not_deep() -> None:
     siblings = "[" + ",".join(["[]", "{}"] * 300) + "]"
     assert len(parse_json(siblings)) == 600  # type: ignore[arg-type]
     words = '{"k": "' + "a" * 1000 + '", "l": [' + ",".join(['"x"'] * 300) + "]}"
-    assert isinstance(parse_json(words), dict)
+    assert parse_json(words) == {"k": "a" * 1000, "l": ["x"] * 300}
 
 
 FLOAT_MAX_EXACT = str(int(1.7976931348623157e308))  # the exact decimal value of the largest double

@@ -73,6 +73,8 @@ _BY_EXIT_CODE: dict[int | None, str] = {
 }
 
 EQUIVALENT = HERE / "equivalent.json"
+# Under WORK: the mutants a --stateful-on-corpus-survivors run gave the stateful suite.
+SURVIVORS_ONLY_MARKER = "stateful-on-corpus-survivors.txt"
 
 STATEFUL_DEFAULTS = {"examples": 25, "steps": 20, "seed": 0}
 
@@ -102,9 +104,10 @@ def _config(suite: str, timeout_multiplier: float) -> str:
     )
 
 
-def prepare(suite: str, timeout_multiplier: float) -> Path:
-    """A fresh work directory for ``suite``: source copy, suite tests, mutmut configuration."""
-    work = WORK / suite
+def prepare(suite: str, timeout_multiplier: float, work: Path | None = None) -> Path:
+    """A fresh work directory for ``suite`` (default ``build/mutation/<suite>``): source copy,
+    suite tests, mutmut configuration."""
+    work = WORK / suite if work is None else work
     if work.exists():
         shutil.rmtree(work)
     (work / "tests").mkdir(parents=True)
@@ -192,9 +195,9 @@ def meta_files(work: Path) -> list[Path]:
     return sorted((work / "mutants" / "src" / PACKAGE).rglob("*.py.meta"))
 
 
-def load_results(suite: str) -> dict[str, tuple[str, int | None]]:
+def load_results(suite: str, work: Path | None = None) -> dict[str, tuple[str, int | None]]:
     """mutant name -> (module path, exit code) for one suite's work directory."""
-    work = WORK / suite
+    work = WORK / suite if work is None else work
     found: dict[str, tuple[str, int | None]] = {}
     for meta in meta_files(work):
         module = meta.relative_to(work / "mutants" / "src").as_posix().removesuffix(".meta")
@@ -318,6 +321,37 @@ def load_equivalent(path: Path = EQUIVALENT) -> dict[str, dict[str, Any]]:
     return {str(entry["mutant"]): entry for entry in entries}
 
 
+def generate_mutants(work: Path, jobs: int = 2) -> dict[str, str]:
+    """Generate the mutants of the current tree in ``work`` (mutmut's generation step only, no
+    test runs: a few seconds); mutant name -> module path."""
+    prepare("corpus", 5.0, work)
+    generate_only(work, jobs)
+    return {name: module for name, (module, _) in load_results("corpus", work).items()}
+
+
+def equivalence_problems(
+    entries: dict[str, dict[str, Any]], work: Path, mutants: dict[str, str]
+) -> list[str]:
+    """One line per ``equivalent.json`` entry that no longer matches the mutants generated in
+    ``work`` (`generate_mutants`): its mutant is gone, or the mutant's diff no longer removes and
+    adds exactly the recorded lines, or it carries no rule or reason.  A stale entry is an
+    argument about code that is not there any more: CI fails until it is re-argued against the
+    new diff or dropped (and the mutant scored like any other)."""
+    problems: list[str] = []
+    for name, entry in sorted(entries.items()):
+        problems += [f"{name}: no {key}" for key in ("rule", "reason") if not entry.get(key)]
+        if name not in mutants:
+            problems.append(f"{name}: no such mutant of the current tree")
+            continue
+        removed, added = changed_lines(describe(work, mutants[name], name)[1])
+        if removed != entry["removed"] or added != entry["added"]:
+            problems.append(
+                f"{name}: the mutant now changes {removed} -> {added}, "
+                f"the entry argues about {entry['removed']} -> {entry['added']}"
+            )
+    return problems
+
+
 # --- Markdown ---------------------------------------------------------------------------------
 
 
@@ -404,6 +438,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--quiet", action="store_true", help="only the totals, not per module or survivors"
     )
+    parser.add_argument(
+        "--stateful-on-corpus-survivors",
+        action="store_true",
+        help="run the stateful suite only on the mutants the corpus suite did not kill: the "
+        "corpus+stateful score is the same, in a fraction of the time, but stateful's own "
+        "score is not measured (its row is left out)",
+    )
+    parser.add_argument(
+        "--check-equivalent",
+        action="store_true",
+        help="generate the mutants (no test runs) and check every equivalent.json entry still "
+        "matches one; exit 1 if not",
+    )
     return parser
 
 
@@ -415,6 +462,13 @@ def _sample(suite: str, jobs: int, size: int, seed: int) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.check_equivalent:
+        work = WORK / "equivalence"
+        problems = equivalence_problems(load_equivalent(), work, generate_mutants(work, args.jobs))
+        for problem in problems:
+            print(problem)
+        print(f"{EQUIVALENT.name}: {len(load_equivalent())} entries, {len(problems)} stale")
+        return 1 if problems else 0
     suites: list[str] = sorted(set(args.suite or ["corpus", "stateful"]), key=SUITES.index)
     env = dict(os.environ)
     for key in STATEFUL_DEFAULTS:
@@ -422,20 +476,49 @@ def main(argv: Sequence[str] | None = None) -> int:
     env.pop("SESSION_TOOLSET_PROFILE", None)
     timings: dict[str, float] = {}
     names: list[str] = []
+    survivors_only = bool(args.stateful_on_corpus_survivors)
+    if survivors_only and not {"corpus", "stateful"} <= set(suites):
+        build_parser().error("--stateful-on-corpus-survivors needs --suite corpus --suite stateful")
     if not args.report_only:
         WORK.mkdir(parents=True, exist_ok=True)
         for suite in suites:
             prepare(suite, args.timeout_multiplier)
         if args.sample:
             names = _sample(suites[0], args.jobs, args.sample, args.sample_seed)
+        marker = WORK / SURVIVORS_ONLY_MARKER
+        marker.unlink(missing_ok=True)
         for suite in suites:
+            selected = names
+            if suite == "stateful" and survivors_only:
+                selected = sorted(
+                    name
+                    for name, (_, code) in load_results("corpus").items()
+                    if classify(code) not in (KILLED, TIMEOUT) and (not names or name in names)
+                )
+                marker.write_text("\n".join(selected) + "\n", encoding="utf-8")
+                print(f"mutation: stateful on the {len(selected)} corpus survivors", flush=True)
+                if not selected:
+                    continue
             print(f"mutation: running suite {suite!r} ...", flush=True)
             timings[suite] = run_suite(
-                suite, jobs=args.jobs, names=names, env=env, log=WORK / f"{suite}.log"
+                suite, jobs=args.jobs, names=selected, env=env, log=WORK / f"{suite}.log"
             )
             print(f"mutation: suite {suite!r} done in {timings[suite]:.0f} s", flush=True)
+    elif {"corpus", "stateful"} <= set(suites) and (WORK / SURVIVORS_ONLY_MARKER).exists():
+        survivors_only = True  # re-scoring a survivors-only run: the marker lists what ran
+    elif survivors_only:
+        build_parser().error("--report-only: no survivors-only stateful run under build/mutation")
 
     results = {suite: load_results(suite) for suite in suites}
+    if survivors_only:
+        # stateful ran only where the corpus did not kill: elsewhere its verdict is "not run",
+        # recorded as no tests, which a union with the corpus's kill ignores
+        ran = set((WORK / SURVIVORS_ONLY_MARKER).read_text(encoding="utf-8").split())
+        stateful = results["stateful"]
+        results["stateful"] = {
+            name: (module, stateful[name][1] if name in ran and name in stateful else 33)
+            for name, (module, _) in results["corpus"].items()
+        }
     mutants: dict[str, Mutant] = {}
     for suite, found in results.items():
         for name, (module, code) in found.items():
@@ -452,7 +535,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for suite in suites:
             mutant.status.setdefault(suite, NO_TESTS)
 
-    combos: list[tuple[str, list[str]]] = [(s, [s]) for s in suites]
+    combos: list[tuple[str, list[str]]] = [
+        (s, [s]) for s in suites if not (survivors_only and s == "stateful")
+    ]
     if {"corpus", "stateful"} <= set(suites):
         combos.append(("corpus+stateful", ["corpus", "stateful"]))
     if len(suites) > 1 and set(suites) != {"corpus", "stateful"}:
@@ -483,6 +568,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "sample": len(names) or None,
         "seconds": timings,
         "stateful": {k: getattr(args, f"stateful_{k}") for k in STATEFUL_DEFAULTS},
+        "stateful_on_corpus_survivors_only": survivors_only,
         "scores": {},
     }
     print()

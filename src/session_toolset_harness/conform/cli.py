@@ -304,6 +304,23 @@ def _check_writable(args: argparse.Namespace) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     _check_writable(args)
+    console = report.ConsoleReporter(sys.stdout, terminal=sys.stdout.isatty(), quiet=args.quiet)
+    status, run = execute(args, console)
+    # Coverage comes before the failure details so the summary line stays the last line.
+    status = _coverage(args, coverage.compute(r.hits for r in run.results), status)
+    console.finish(run)
+    _write_outputs(args, run)
+    broken = [r for r in run.results if r.file_problem]
+    if broken:
+        # a bad input file is a usage error (exit 2), reported after the other vectors ran
+        more = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
+        raise UsageError(f"unusable vector file {broken[0].path}: {broken[0].reason}{more}")
+    return status
+
+
+def execute(args: argparse.Namespace, console: report.ConsoleReporter) -> tuple[int, RunResult]:
+    """Run the vectors ``args`` select, reporting each result to ``console`` as it finishes
+    (``session-toolset check`` shares this with its own console); raises `UsageError`."""
     adapter = _adapter_argv(args)
     rules: tuple[skips.SkipRule, ...] = ()
     if args.skip is not None:
@@ -325,7 +342,6 @@ def _run(args: argparse.Namespace) -> int:
     items = _by_tags(args, items, corpus)
     if args.shard != (1, 1):  # may leave nothing: fewer vectors than shards is a clean run
         items = shard.select(items, args.shard, _shard_key)
-    console = report.ConsoleReporter(sys.stdout, terminal=sys.stdout.isatty(), quiet=args.quiet)
     options = RunOptions(
         adapter=adapter,
         timeout=args.timeout,
@@ -339,17 +355,7 @@ def _run(args: argparse.Namespace) -> int:
         run = Runner(options).run(items)
     except AdapterStartError as exc:
         raise UsageError(str(exc)) from exc
-    status = EXIT_OK if run.ok else EXIT_FAILED
-    # Coverage comes before the failure details so the summary line stays the last line.
-    status = _coverage(args, coverage.compute(r.hits for r in run.results), status)
-    console.finish(run)
-    _write_outputs(args, run)
-    broken = [r for r in run.results if r.file_problem]
-    if broken:
-        # a bad input file is a usage error (exit 2), reported after the other vectors ran
-        more = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
-        raise UsageError(f"unusable vector file {broken[0].path}: {broken[0].reason}{more}")
-    return status
+    return (EXIT_OK if run.ok else EXIT_FAILED), run
 
 
 def _by_tags(

@@ -50,7 +50,9 @@ class ConsoleReporter:
             self._stream.write(plain_line(result) + "\n")
         self._stream.flush()
 
-    def finish(self, run: RunResult) -> None:
+    def finish(self, run: RunResult, *, summary: bool = True) -> None:
+        """Failure details, then the summary line (``summary=False``: a caller that prints its
+        own single summary, like ``check``, leaves it out)."""
         if self._terminal and self._column:
             self._stream.write("\n")
         for result in run.results:
@@ -58,7 +60,8 @@ class ConsoleReporter:
                 self._stream.write("\n" + failure_block(result))
         for problem in run.adapter_problems:
             self._stream.write(f"\nADAPTER {problem}\n")
-        self._stream.write("\n" + summary_line(run) + "\n")
+        if summary:
+            self._stream.write("\n" + summary_line(run) + "\n")
         self._stream.flush()
 
 

@@ -1,2 +1,3 @@
-"""Model-based exploration: Hypothesis drives an implementation and the model's oracle side by
-side (`machine`), through PROTOCOL.md (`sut`, `bridge`); ``session-toolset explore`` is `cli`."""
+"""Model-based exploration: Hypothesis drives an implementation and the model package's expected
+world (`session_toolset_model.world`) side by side (`machine`, `protocol_rules`, `steering`),
+through PROTOCOL.md (`sut`); ``session-toolset explore`` is `cli`."""

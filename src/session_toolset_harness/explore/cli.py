@@ -17,9 +17,11 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
+from session_toolset_model.conditions import format_table
+
 from ..conform import shard
 from ..conform.client import AdapterStartError
-from . import coverage, report
+from . import condition_gate, coverage, report
 from .parallel import Plan, PlanResult, run_plan
 from .run import PROFILES
 from .sut import AdapterSut, SutFailure
@@ -153,6 +155,8 @@ def _report(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name: str
     )
     if not args.quiet:
         print(coverage.table(result.coverage))
+        print(format_table(result.conditions, condition_gate.LISTED))
+    print(condition_gate.summary(result.conditions))
     if result.error is not None:
         print(
             f"explore: the run stopped on an error outside the comparison: {result.error}",
@@ -192,6 +196,16 @@ def _report(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name: str
         print(f"explore: coverage below the {args.profile} minimum of {minimum}:", file=sys.stderr)
         for (op, code), hits in short:
             print(f"  {op} {code}: {hits}", file=sys.stderr)
+        return EXIT_FAILED
+    unseen = condition_gate.missing(result.conditions) if minimum and plan.shard[1] == 1 else []
+    if unseen:
+        print(
+            f"explore: {len(unseen)} reachable condition outcomes never seen ({args.profile} "
+            "requires all):",
+            file=sys.stderr,
+        )
+        for key in unseen:
+            print(f"  {key}", file=sys.stderr)
         return EXIT_FAILED
     if plan.shard[1] > 1 and minimum:
         print("explore: no divergence in this shard (coverage minimum judged by --merge)")

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from session_toolset_model.conditions import ConditionTable
+
 from . import pools
 from .sut import Sut, SutFailure
 
@@ -19,7 +21,8 @@ Reply = dict[str, Any]
 class StepRecord:
     """One request with the oracle's expected reply and the SUT's actual one."""
 
-    request: Reply
+    request: Any
+    """A request object, or a `conform.jsonio.RawLine` sent byte for byte."""
     expected: Reply
     actual: Reply | None
 
@@ -44,6 +47,8 @@ class RunContext:
     coverage: Counter[tuple[str, str]] = field(default_factory=Counter)
     failure: Divergence | None = None
     steps_run: int = 0
+    conditions: ConditionTable = field(default_factory=ConditionTable)
+    """MC/DC of the model's decisions, recorded by the oracle's interpretation."""
     pipeline: bool = True
     """Send a step's requests together before reading replies; off: one round trip each."""
     window: int = 1

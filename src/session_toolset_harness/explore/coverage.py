@@ -39,8 +39,20 @@ UNREACHABLE: Final[dict[tuple[str, str], str]] = {
 PROTOCOL_ONLY: Final[dict[str, tuple[str, ...]]] = {
     "forge_grant": ("ok",),
     "catalog_set_generation": ("ok",),
-    "authorize_wire": ("ToolAuthorizationError.UnknownTool",),
+    "authorize_wire": ("ToolAuthorizationError.UnknownTool", "ok"),
+    "hello": ("ok",),
+    "tool_id_parse": ("ok",),
+    "tool_id": ("ok",),
+    "session_id_parse": ("ok",),
+    "digest": ("ok", "Protocol"),
+    "carry_forward_enabled": ("ok",),
+    "resolve": ("ok", "ToolAuthorizationError.UnknownTool"),
+    "factory_calls": ("ok",),
+    "send_line": ("ok", "Protocol"),
 }
+"""Ops and outcomes outside the model's table that a run must show (the identity ops, digests,
+resolution, raw lines); their `Protocol` rejections are drawn by the faulty-field rule and shown
+in the table, not required per op."""
 
 IDENTITY_CODES: Final = (
     "ToolIdError.Empty",

@@ -11,10 +11,10 @@ oracle state plus named grants and record sources; `Protocol` replies are not ex
 the shortest sequence to each.  Every (operation, outcome) pair first reached by some sequence is
 a target; a greedy set cover then keeps the fewest shortest sequences that together reach every
 target.  Each becomes one vector: the sequence, then the observable state (``catalog_state``,
-``snapshot`` of each set, ``factory_calls`` of each tool).  Expectations come from the oracle
-(through `bridge`); digest fields are omitted — a digest is only a label to the model, and
-digest values are the digest vectors' business — so vectors match on codes, ids, generations,
-provenances, sources, ``applied``, ``dropped``, ``stale`` and ``basis``.
+``snapshot`` of each set, ``factory_calls`` of each tool).  Expectations come from the model
+package's expected world (`session_toolset_model.world`); digest fields are omitted (the digest
+vectors own digest values), so vectors match on codes, ids, generations, provenances, sources,
+``applied``, ``dropped``, ``stale`` and ``basis``.
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from session_toolset_model.world import World
+
 from . import pools
-from .bridge import ExpectedWorld
 
 Reply = dict[str, Any]
 DEPTH = 4
@@ -93,24 +94,6 @@ def _alphabet() -> list[Reply]:
 
 
 ALPHABET = _alphabet()
-Key = tuple[object, ...]
-
-
-def _digests() -> dict[str, str]:
-    return pools.reference_digests()
-
-
-def _key(world: ExpectedWorld) -> Key:
-    return (
-        world.oracle.state,
-        tuple(sorted(world.grants.items())),
-        tuple(sorted(world.sources.items())),
-    )
-
-
-def _restore(world: ExpectedWorld, snap: tuple[Any, dict[str, Any], dict[str, Any]]) -> None:
-    world.oracle.state, grants, sources = snap
-    world.grants, world.sources = dict(grants), dict(sources)
 
 
 def _outcome(reply: Reply) -> str:
@@ -119,32 +102,30 @@ def _outcome(reply: Reply) -> str:
 
 def enumerate_targets(depth: int = DEPTH) -> dict[tuple[str, str], tuple[int, ...]]:
     """(op, outcome) → the first (shortest) alphabet-index sequence that ends reaching it."""
-    world = ExpectedWorld(_digests())
-    frontier: list[tuple[tuple[int, ...], tuple[Any, dict[str, Any], dict[str, Any]]]] = [
-        ((), (world.oracle.state, {}, {}))
-    ]
-    seen = {_key(world)}
+    world = World()
+    frontier: list[tuple[tuple[int, ...], Any]] = [((), world.save())]
+    seen = {world.key()}
     first: dict[tuple[str, str], tuple[int, ...]] = {}
     for _level in range(depth):
         nxt = []
         for path, snap in frontier:
             for index, request in enumerate(ALPHABET):
-                _restore(world, snap)
+                world.restore(snap)
                 reply = world.handle(request)
                 code = _outcome(reply)
                 if code == "Protocol":
                     continue
                 first.setdefault((request["op"], code), (*path, index))
-                key = _key(world)
+                key = world.key()
                 if key not in seen:
                     seen.add(key)
-                    nxt.append(((*path, index), (world.oracle.state, world.grants, world.sources)))
+                    nxt.append(((*path, index), world.save()))
         frontier = nxt
     return first
 
 
 def _pairs_along(path: tuple[int, ...]) -> set[tuple[str, str]]:
-    world = ExpectedWorld(_digests())
+    world = World()
     return {(ALPHABET[i]["op"], _outcome(world.handle(ALPHABET[i]))) for i in path}
 
 
@@ -171,7 +152,7 @@ def _strip_digests(value: Any) -> Any:
 
 
 def vector_for(number: int, path: tuple[int, ...]) -> dict[str, Any]:
-    world = ExpectedWorld(_digests())
+    world = World()
     steps: list[dict[str, Any]] = [
         {"send": {"op": "hello"}, "expect": {"ok": True, "protocol": 1}},
         {"send": {"op": "reset"}, "expect": {"ok": True}},

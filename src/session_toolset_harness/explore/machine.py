@@ -20,16 +20,18 @@ from typing import Any
 import hypothesis.strategies as st
 from hypothesis.stateful import (
     Bundle,
-    RuleBasedStateMachine,
     initialize,
     multiple,
     rule,
 )
+from session_toolset_model.conditions import RecordingAlgebra
+from session_toolset_model.world import World
 
 from . import pools
-from .bridge import ExpectedWorld
 from .context import RunContext
 from .observe import Observer
+from .protocol_rules import Request, WholeProtocolRules, expected_reply
+from .steering import GenerationEdgeRules
 
 Reply = dict[str, Any]
 MAX = pools.MAX_GENERATION
@@ -70,8 +72,9 @@ flavors = st.sampled_from([0, 0, 1, 2])
 """A flavor index (modulo the tool's flavors): the trusted flavor 0 is drawn most often."""
 
 
-class ExploreMachine(RuleBasedStateMachine):
-    """One example: reset both sides, then a sequence of rules."""
+class ExploreMachine(WholeProtocolRules, GenerationEdgeRules):
+    """One example: reset both sides, then a sequence of rules (these and, inherited, the
+    whole-protocol rules of `protocol_rules` and the decision-steering macros of `steering`)."""
 
     tools = Bundle("tools")
     sessions = Bundle("sessions")
@@ -82,14 +85,14 @@ class ExploreMachine(RuleBasedStateMachine):
         super().__init__()
         self.ctx = ctx
         ctx.failure = None  # the last example run (Hypothesis's final replay) decides
-        self.world = ExpectedWorld(ctx.digests)
+        self.world = World(alg=RecordingAlgebra(ctx.conditions))  # the model package's world
         # The comparison core (observe.py): replies, observable state, no partial mutation.
         self.observer = Observer(ctx, self.world.handle, lambda: self.world.oracle.state)
         self.observer.start()
 
-    def step(self, request: Reply) -> Reply:
+    def step(self, request: Request) -> Reply:
         """Send one request to both sides; the observer checks reply, state and frame."""
-        expected = self.world.handle(request)
+        expected = expected_reply(self.world, request)
         self.observer.step(request, expected)
         return expected
 
@@ -422,6 +425,8 @@ class ExploreMachine(RuleBasedStateMachine):
         """Change one of the set's own records (digest drift, a coherent imposter or another
         trust, removal) or only the generation, then call it through the gate."""
         tool = self._member(name, tool, member % 4)
+        if tool not in pools.TOOL_BY_ID:  # a wild record (protocol_rules) has no flavors
+            tool = pools.TOOL_IDS[member % len(pools.TOOL_IDS)]
         digest = self.world.record_digest(tool)
         if change == "remove":
             self.step({"op": "catalog_remove", "id": tool})
@@ -429,7 +434,10 @@ class ExploreMachine(RuleBasedStateMachine):
             self.step({"op": "catalog_rebase_past", "prior": 0})
         else:
             schema = pools.SCHEMAS.index(
-                next(x for x in pools.SCHEMAS if self.ctx.digests[pools.schema_key(x)] == digest)
+                next(
+                    (x for x in pools.SCHEMAS if self.ctx.digests[pools.schema_key(x)] == digest),
+                    pools.SCHEMAS[0],  # a record with a random schema (protocol_rules)
+                )
             )
             if change == "schema":
                 schema = (schema + 1) % len(pools.SCHEMAS)

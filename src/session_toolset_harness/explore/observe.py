@@ -32,10 +32,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ..conform.jsonio import encode_line
+from ..conform.jsonio import RawLine, encode_line
 from ..conform.matcher import first_difference
 from . import pools
 from .context import Divergence, DivergenceError, RunContext, StepRecord
+from .protocol_rules import op_name
 from .sut import LockStep, Sut, SutFailure
 
 Reply = dict[str, Any]
@@ -67,13 +68,20 @@ def _without_message(reply: Reply) -> Reply:
     return {k: v for k, v in reply.items() if k != "message"} if "message" in reply else reply
 
 
-def named_items(request: Reply) -> set[int]:
-    """The observation items a request names, whatever the model expects it to do."""
+def named_items(request: Reply | RawLine) -> set[int]:
+    """The observation items a request names, whatever the model expects it to do (a raw line
+    names none: what it changes shows as a changed expected item, or at the next full read)."""
+    if isinstance(request, RawLine):
+        return set()
     op = str(request.get("op"))
-    items = {_SNAPSHOT[v] for k in ("set", "into", "name") if (v := request.get(k)) in _SNAPSHOT}
+    items = {
+        _SNAPSHOT[v]
+        for k in ("set", "into", "name")
+        if isinstance(v := request.get(k), str) and v in _SNAPSHOT  # a faulty field: any value
+    }
     if op.startswith("catalog_"):
         items.add(_CATALOG)
-    if op == "authorize" and request.get("tool") in _FACTORY:
+    if op == "authorize" and isinstance(request.get("tool"), str) and request["tool"] in _FACTORY:
         items.add(_FACTORY[str(request["tool"])])
     elif op == "authorize_wire":
         items.update(_FACTORY.values())
@@ -86,7 +94,7 @@ class _Entry:
     and the observation items that follow it, with their expected replies."""
 
     index: int
-    request: Reply | None
+    request: Reply | RawLine | None
     expected: Reply | None
     items: tuple[int, ...]
     observed: tuple[Reply, ...]
@@ -129,7 +137,7 @@ class Observer:
         self._sut.start_example()
         self._submit(None, None, ALL_ITEMS, reset=True)
 
-    def step(self, request: Reply, expected: Reply) -> None:
+    def step(self, request: Reply | RawLine, expected: Reply) -> None:
         """One operation: queued, checked when its window is read (at once without pipelining)."""
         self._index += 1
         before = self._expected
@@ -165,7 +173,7 @@ class Observer:
 
     def _submit(
         self,
-        request: Reply | None,
+        request: Reply | RawLine | None,
         expected: Reply | None,
         items: tuple[int, ...],
         *,
@@ -258,7 +266,7 @@ class Observer:
                 after = (
                     "the reset"
                     if expected is None and request is not None
-                    else ("the end of the example" if request is None else str(request["op"]))
+                    else ("the end of the example" if request is None else op_name(request))
                 )
                 self._fail(
                     f"observable state differs after {after} ({record.request['op']} {where})",
@@ -266,10 +274,10 @@ class Observer:
                 )
             frame = code != "ok" and self._last_ok <= self._last_seen[i]
             if frame and bare != self._last_actual[i]:
-                op = "?" if request is None else request["op"]
+                op = "?" if request is None else op_name(request)
                 self._fail(f"rejected {op} ({code}) changed the SUT's state", records)
             if frame and exp != self._last_expected[i]:
-                op = "?" if request is None else request["op"]
+                op = "?" if request is None else op_name(request)
                 self._fail(f"oracle: rejected {op} ({code}) changed its state", records)
         if entry.probe:
             self._check_probe(self._receive())
@@ -291,14 +299,14 @@ class Observer:
                 [],
             )
 
-    def _check_reply(self, request: Reply, expected: Reply, actual: Reply | None) -> str:
+    def _check_reply(self, request: Reply | RawLine, expected: Reply, actual: Reply | None) -> str:
         self.log.append(StepRecord(request, expected, actual))
         if actual is None:
             self._fail(f"no usable reply: {self._failure}", [])
         assert actual is not None
         self.ctx.steps_run += 1
         code = outcome(expected)
-        self.ctx.coverage[(str(request["op"]), code)] += 1
+        self.ctx.coverage[(op_name(request), code)] += 1
         diff = first_difference(expected, actual)
         if diff is not None:
             self._fail(f"reply differs at {diff.path}: {diff.message}", [])

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import coverage
+from . import condition_gate, coverage
 from .run import ExploreResult, explore
 from .sut import AdapterSut, InProcessSut, Sut, SutFailure
 
@@ -233,6 +233,7 @@ def run_plan(plan: Plan) -> PlanResult:
                 )
             )
             total.coverage.update(result.coverage)
+            total.conditions.merge(result.conditions)
             total.steps += result.steps
             total.cpu_seconds += result.cpu_seconds
             total.digests = total.digests or result.digests
@@ -250,7 +251,9 @@ def run_plan(plan: Plan) -> PlanResult:
             total.seed = plan.stream_seed(plan.streams()[-1], round_)
         if total.failure is not None or total.error is not None:
             break
-        if not coverage.missing(total.coverage, plan.min_hits):
+        if not coverage.missing(total.coverage, plan.min_hits) and not (
+            plan.min_hits and condition_gate.missing(total.conditions)
+        ):
             break
     wall = time.perf_counter() - started
     total.seconds = wall

@@ -1,12 +1,11 @@
-"""Entity pools for model-based exploration: every value's validity is known by construction.
+"""Entity pools for model-based exploration: entities whose validity is known by construction.
 
-Identity parsing and source-aware id derivation are outside the model, so the explorer never
-asks the implementation what an id or a session is.  Instead it draws from pools whose expected
-behaviour was derived by hand from SPEC.md section 1: valid ToolIds with several
-(source, provenance) *flavors* each (trusted, untrusted, provenance-mismatched and coherent
-imposters), valid sessions, and hostile ids and sessions with the exact typed error SPEC.md
-names for them.  Schemas form a small pool whose digests are learnt from the system under test
-at the start of a run (see `bridge`), because SchemaDigest is checked by the digest vectors.
+Valid ToolIds with several (source, provenance) *flavors* each (trusted, untrusted,
+provenance-mismatched, coherent imposters, and a same-provenance pair of different source trust),
+valid sessions, and hostile ids and sessions with the exact typed error SPEC.md section 1 names,
+derived here by hand - a cross-check of the model's world, which computes the same codes itself
+(`tests/explore/test_stateful.py`).  Schemas form a small pool of rows of the shared digest
+reference.  Random identities beyond the pools come from `strategies`.
 """
 
 from __future__ import annotations
@@ -64,6 +63,7 @@ TOOLS: Final[tuple[PoolTool, ...]] = (
                 False,
             ),
             _f("unverified", Source("builtin", name="read"), _UNVERIFIED, "untrusted", True),
+            _f("unknown_source", Source("unknown", name="read"), _BUILTIN, "untrusted", False),
         ),
     ),
     PoolTool(
@@ -77,6 +77,7 @@ TOOLS: Final[tuple[PoolTool, ...]] = (
                 "mismatch",
                 True,
             ),
+            _f("unknown_source", Source("unknown", name="bash"), _BUILTIN, "untrusted", False),
         ),
     ),
     PoolTool(
@@ -101,6 +102,13 @@ TOOLS: Final[tuple[PoolTool, ...]] = (
                 Source("plugin", "pk", "lint"),
                 Provenance("plugin_config", "pk"),
                 "trusted",
+                False,
+            ),
+            _f(
+                "foreign_source",
+                Source("extension", "zzz", "lint"),
+                Provenance("extension_manifest", "acme"),
+                "mismatch",
                 False,
             ),
         ),
@@ -142,6 +150,13 @@ TOOLS: Final[tuple[PoolTool, ...]] = (
                 "mismatch",
                 True,
             ),
+            _f(
+                "foreign_kind",
+                Source("mcp", "pk", "fmt"),
+                Provenance("plugin_config", "pk"),
+                "mismatch",
+                False,
+            ),
         ),
     ),
     PoolTool(
@@ -155,10 +170,13 @@ TOOLS: Final[tuple[PoolTool, ...]] = (
                 True,
             ),
             _f("unverified", Source("unknown", name="mystery"), _UNVERIFIED, "untrusted", True),
+            _f("builtin_source", Source("builtin", name="mystery"), _BUILTIN, "trusted", False),
         ),
     ),
 )
 TOOL_IDS: Final = tuple(t.id for t in TOOLS)
+"""Every tool also has two flavors with the same provenance and different source trust (the
+only change the rebuild's carry condition and the gate's trust step see on their own)."""
 TOOL_BY_ID: Final = {t.id: t for t in TOOLS}
 
 SESSIONS: Final = ("s1", "s2", "team/a: b")
@@ -233,6 +251,23 @@ SESSION_CASES: Final[dict[str, tuple[str, str, dict[str, int]]]] = {
     "nel\x85": ("ControlCharacters", "ControlCharacterSessionId", {}),
 }
 HOSTILE_SESSIONS: Final = tuple(SESSION_CASES)
+
+
+def flavor_of(tool: str, source: Source, provenance: Provenance) -> int | None:
+    """The index of the pooled flavor a record of ``tool`` was cataloged with, if any."""
+    for index, f in enumerate(TOOL_BY_ID[tool].flavors):
+        if f.source == source and f.provenance == provenance:
+            return index
+    return None
+
+
+def same_provenance_other_trust(tool: str, flavor: int) -> int | None:
+    """A flavor with the same provenance as ``flavor`` but another source trust."""
+    here = TOOL_BY_ID[tool].flavors[flavor]
+    for index, f in enumerate(TOOL_BY_ID[tool].flavors):
+        if f.provenance == here.provenance and f.trust != here.trust:
+            return index
+    return None
 
 
 def by_error(cases: Mapping[str, tuple[Any, ...]]) -> dict[str, list[str]]:

@@ -17,14 +17,15 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hypothesis import HealthCheck, Phase, seed, settings
 from hypothesis.database import ExampleDatabase, InMemoryExampleDatabase
 from hypothesis.reporting import with_reporter
 from hypothesis.stateful import run_state_machine_as_test
+from session_toolset_model.conditions import ConditionTable
 
-from . import coverage, pools
+from . import condition_gate, coverage, pools
 from .context import (
     DigestPreflightError,
     Divergence,
@@ -33,6 +34,7 @@ from .context import (
     learn_digests,
 )
 from .machine import ExploreMachine
+from .reduce import reduce
 from .sut import InProcessSut, Sut
 
 PIPELINE_WINDOW = 64
@@ -76,6 +78,8 @@ class ExploreResult:
     error: str | None = None
     preflight: bool = False
     """The failure is in the digest preflight (before any exploration)."""
+    conditions: ConditionTable = field(default_factory=ConditionTable)
+    """Condition coverage (MC/DC) of the model's decisions over the run."""
 
     @property
     def steps_per_second(self) -> float:
@@ -162,6 +166,8 @@ def explore(
         error = run([Phase.reuse, Phase.shrink], database)
         if ctx.failure is None:  # the replay did not reproduce it: report it as found
             ctx.failure = found
+    if shrink and ctx.failure is not None and error is None:
+        ctx.failure = reduce(sut, ctx.failure)  # drop requests that do not matter
     return ExploreResult(
         ctx.coverage,
         ctx.failure,
@@ -171,6 +177,7 @@ def explore(
         seed_value,
         digests,
         error,
+        conditions=ctx.conditions,
     )
 
 
@@ -206,6 +213,7 @@ def explore_rounds(
             total = result
         else:
             total.coverage.update(result.coverage)
+            total.conditions.merge(result.conditions)
             total.steps += result.steps
             total.seconds += result.seconds
             total.cpu_seconds += result.cpu_seconds
@@ -217,7 +225,9 @@ def explore_rounds(
             total.seed = result.seed
         if total.failure is not None or total.error is not None:
             break
-        if not coverage.missing(total.coverage, min_hits):
+        if not coverage.missing(total.coverage, min_hits) and not (
+            min_hits and condition_gate.missing(total.conditions)
+        ):
             break
     assert total is not None
     return total

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..conform.jsonio import render
+from ..conform.jsonio import RawLine, render
 from ..conform.matcher import first_difference
 from .context import Divergence, StepRecord, digest_requests
 from .pools import schema_key
@@ -23,7 +23,13 @@ from .pools import schema_key
 Reply = dict[str, Any]
 
 
-def _step(send: Reply, expect: Reply) -> dict[str, Any]:
+def _step(send: Reply | RawLine, expect: Reply) -> dict[str, Any]:
+    if isinstance(send, RawLine):  # send_line / send_hex, as PROTOCOL.md vectors write it
+        data = send.data
+        try:
+            return {"send_line": data.decode("utf-8"), "expect": expect}
+        except UnicodeDecodeError:
+            return {"send_hex": data.hex(), "expect": expect}
     return {"send": send, "expect": expect}
 
 

@@ -170,6 +170,8 @@ def _not_one_object(world: bool) -> Vector:
         "true",
         "{}",
         HELLO_LINE + " x",
+        HELLO_LINE + "X",
+        HELLO_LINE + "\rX",  # CR is JSON whitespace, but what follows it is not
         HELLO_LINE + HELLO_LINE,
         HELLO_LINE + ",",
         HELLO_LINE + "]",
@@ -239,6 +241,15 @@ def _repeated_keys(world: bool) -> Vector:
     v.line(
         '{"op":"tool_id_parse","raw":"a:b","x":"\\ud800\\udc00","x":1}', {"ok": True, "id": "a:b"}
     )
+    # The same rules one level down, in an object a repeated key of the schema discards from.
+    for discarded in [
+        "NaN",
+        '"\\ud800\\n"',  # a high escape followed by a short escape
+        '"\\ud800\\ue000"',  # ... by an escape just past the surrogate range
+        '"\\ud800\\udc00\\udc00"',  # a pair, then a lone low escape
+        '"\\udc00\\udc00"',  # two low escapes: each one lone
+    ]:
+        v.line('{"op":"digest","schema":{"a":' + discarded + ',"a":1}}')
     if world:
         v.line('{"op":"catalog_set_generation","value":1,"value":7}', {"ok": True, "generation": 7})
         v.line('{"op":"catalog_set_generation","value":7,"value":1}', {"ok": True, "generation": 1})
@@ -277,6 +288,14 @@ def _escapes(world: bool) -> Vector:
     v.line('{"op":"digest","schema":"\\ud83d\\ude00"}', emoji)
     v.line('{"op":"digest","schema":"\\uD83D\\uDE00"}', emoji)
     v.line('{"op":"digest","schema":"\U0001f600"}', emoji)
+    # The ends of the surrogate-pair range and the first code point after the surrogates: the
+    # digest is the one of the decoded character (SPEC.md 1.4 hashes its UTF-8 bytes).
+    for escaped, char in [
+        ("\\ud800\\udc00", "\U00010000"),
+        ("\\udbff\\udfff", "\U0010ffff"),
+        ("\\ue000", "\ue000"),
+    ]:
+        v.line('{"op":"digest","schema":"' + escaped + '"}', {"ok": True, "digest": digest(char)})
     v.line('{"op":"digest","schema":{"\\u0061":1}}', {"ok": True, "digest": digest({"a": 1})})
     v.line(
         '{"op":"digest","schema":"\\"\\\\\\/\\b\\f\\n\\r\\t"}',

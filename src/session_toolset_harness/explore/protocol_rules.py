@@ -1,0 +1,378 @@
+"""Rules for the whole of PROTOCOL.md, mixed into the explore machine.
+
+`machine.ExploreMachine` drives the model's transitions with pooled entities; these rules add
+what only the expected world (`session_toolset_model.world`) can answer: every identity op,
+digests of random JSON, records with random sources, runtime names, summaries and tags,
+wire-name resolution, raw request lines and requests with several faulty fields (PROTOCOL.md:
+fields validated in row order, the first faulty one decides).  Random records stay in the
+catalog only: the pooled rules (which need a tool's flavors) never draw them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import hypothesis.strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, rule
+from session_toolset_model.world import World
+from session_toolset_model.world.alias import aliases
+from session_toolset_model.world.fields import Fields, derived_id
+
+from ..conform.jsonio import RawLine
+from . import pools
+from . import strategies as gen
+
+Reply = dict[str, Any]
+Request = Reply | RawLine
+
+
+def expected_reply(world: World, request: Request) -> Reply:
+    """The world's reply to a request object or a raw line."""
+    if isinstance(request, RawLine):
+        return world.handle_line(request.data)
+    return world.handle(request)
+
+
+def op_name(request: Request) -> str:
+    """The op a request names, for coverage and messages (``send_line`` for raw lines)."""
+    if isinstance(request, RawLine):
+        return "send_line"
+    op = request.get("op")
+    return op if isinstance(op, str) else "?"
+
+
+# -- requests with faulty fields ---------------------------------------------------------------
+# Each op's fields in PROTOCOL.md row order, with the kind of value each holds.
+ROWS: Final[dict[str, tuple[tuple[str, str], ...]]] = {
+    "tool_id_parse": (("raw", "tool"),),
+    "tool_id": (("source", "source"),),
+    "session_id_parse": (("raw", "session"),),
+    "digest": (("schema", "any"),),
+    "catalog_insert": (
+        ("source", "source"),
+        ("provenance", "provenance"),
+        ("schema", "any"),
+        ("id", "opt_tool"),
+        ("runtime_name", "opt_str"),
+        ("summary", "opt_str"),
+        ("tags", "opt_strs"),
+    ),
+    "catalog_upsert": (
+        ("replaced", "tool_or_null"),
+        ("source", "source"),
+        ("provenance", "provenance"),
+        ("schema", "any"),
+        ("id", "opt_tool"),
+        ("runtime_name", "opt_str"),
+    ),
+    "catalog_remove": (("id", "tool"),),
+    "catalog_rebase_past": (("prior", "u64"),),
+    "factory_calls": (("tool", "tool"),),
+    "issue_grant": (("name", "str"), ("session", "session"), ("tool", "tool")),
+    "forge_grant": (
+        ("name", "str"),
+        ("session", "grant_session"),
+        ("tool", "tool"),
+        ("generation", "u64"),
+        ("digest", "str"),
+    ),
+    "set_new": (("name", "str"), ("session", "session"), ("core", "tools")),
+    "set_default_core": (("name", "str"), ("session", "session")),
+    "set_progressive_core": (("name", "str"), ("session", "session")),
+    "activate": (("set", "set"), ("grant", "grant")),
+    "activate_many": (("set", "set"), ("grants", "grants")),
+    "activate_user": (("set", "set"), ("tool", "tool")),
+    "activate_model": (("set", "set"), ("authority", "authority"), ("tools", "tools")),
+    "revoke": (("set", "set"), ("tool", "tool")),
+    "rebuild": (
+        ("set", "set"),
+        ("into", "str"),
+        ("progressive", "bool"),
+        ("carry_forward", "opt_bool"),
+    ),
+    "route": (("set", "set_or_null"), ("into", "str"), ("fallback_session", "session")),
+    "is_stale": (("set", "set"),),
+    "snapshot": (("set", "set"),),
+    "resolve": (("wire_name", "str"),),
+    "authorize": (("set", "set"), ("tool", "tool"), ("wire_name", "opt_str")),
+    "authorize_wire": (("set", "set"), ("wire_name", "str")),
+    "carry_forward_enabled": (("env", "str_or_null"),),
+}
+_MISSING: Final = object()
+_HOSTILE_ID: Final = "Builtin:read"
+_HOSTILE_SESSION: Final = "a\nb"
+FAULTS: Final[dict[str, tuple[Any, ...]]] = {
+    "tool": (_MISSING, None, 5, _HOSTILE_ID, ""),
+    "tool_or_null": (_MISSING, 5, _HOSTILE_ID),
+    "opt_tool": (None, 5, _HOSTILE_ID),
+    "tools": (_MISSING, None, "builtin:read", [5], ["builtin:read", _HOSTILE_ID]),
+    "session": (_MISSING, None, 5, _HOSTILE_SESSION, ""),
+    "grant_session": (_MISSING, None, 5, _HOSTILE_SESSION, "s" * 257),
+    "str": (_MISSING, None, 5, ["A"]),
+    "str_or_null": (_MISSING, 5, False),
+    "opt_str": (None, 5),
+    "opt_strs": (None, "t", [1]),
+    "set": (_MISSING, None, 5, "nope"),
+    "set_or_null": (_MISSING, 5, "nope"),
+    "grant": (_MISSING, None, 5, "never-stored"),
+    "grants": (_MISSING, None, "g1", [5], ["never-stored"]),
+    "u64": (_MISSING, None, -1, 2**64, 1.0, "1", True),
+    "bool": (_MISSING, None, 1, "true"),
+    "opt_bool": (None, 1),
+    "any": (_MISSING,),
+    "source": (
+        _MISSING,
+        None,
+        "builtin:read",
+        {"kind": "martian"},
+        {"kind": "builtin"},
+        {"kind": "mcp", "server_id": 1, "server_tool_name": "x"},
+    ),
+    "provenance": (_MISSING, None, {"kind": "root"}, {"kind": "mcp_config"}),
+    "authority": (_MISSING, None, 5, "root"),
+}
+
+
+# Strategies built once: building them inside a rule costs more than drawing from them.
+SOURCES: Final = gen.sources()
+RAW_TOOL_IDS: Final = gen.raw_tool_ids()
+SESSION_TEXTS: Final = gen.session_texts()
+SCHEMAS: Final = gen.json_values(6)
+JSON_VALUES: Final = gen.json_values()
+RAW_LINES: Final = gen.raw_lines()
+RUNTIME_NAMES: Final = gen.runtime_names()
+SUMMARIES: Final = gen.unicode_text(0, 300)
+TAGS: Final = st.lists(gen.unicode_text(0, 40), max_size=10)
+SHORT_TEXT: Final = gen.unicode_text(0, 20)
+WILD_OPS: Final = st.sampled_from(
+    [
+        "issue_grant",
+        "activate_user",
+        "authorize",
+        "authorize",
+        "revoke",
+        "activate_model",
+        "set_new",
+        "factory_calls",
+    ]
+)
+IDENTITY_OPS: Final = st.sampled_from(
+    [
+        "hello",
+        "tool_id_parse",
+        "tool_id",
+        "session_id_parse",
+        "carry_forward_enabled",
+        "forge_grant",
+    ]
+)
+FAULT_VALUES: Final = {kind: st.sampled_from(values) for kind, values in FAULTS.items()}
+
+
+class WholeProtocolRules(RuleBasedStateMachine):
+    """Rules over the ops and fields the pooled rules leave out (see module docstring)."""
+
+    world: World
+
+    def step(self, request: Request) -> Reply:  # the machine's comparing step
+        raise NotImplementedError
+
+    # -- valid values for a field kind, from the current world -------------------------------
+    def _valid(self, kind: str, data: st.DataObject) -> Any:
+        names = self.world.set_names()
+        draw = data.draw
+        if kind in ("tool", "opt_tool", "tool_or_null"):
+            return draw(st.sampled_from(pools.TOOL_IDS))
+        if kind == "tools":
+            return draw(st.lists(st.sampled_from(pools.TOOL_IDS), max_size=2))
+        if kind in ("session", "grant_session"):
+            return draw(st.sampled_from(pools.SESSIONS))
+        if kind in ("set", "set_or_null"):
+            return draw(st.sampled_from(names)) if names else "A"
+        if kind in ("grant", "grants"):
+            grants = sorted(self.world.grants) or ["g1"]
+            one = draw(st.sampled_from(grants))
+            return one if kind == "grant" else [one]
+        if kind == "u64":
+            return self.world.generation()
+        if kind in ("bool", "opt_bool"):
+            return draw(st.booleans())
+        if kind == "authority":
+            return draw(st.sampled_from(["model_confirmed", "unauthorized"]))
+        if kind == "str_or_null":
+            return draw(st.sampled_from([None, "0", "1"]))
+        if kind == "any":
+            return draw(st.sampled_from(pools.SCHEMAS))
+        if kind == "source":
+            return {"kind": "builtin", "name": draw(st.sampled_from(["read", "bash"]))}
+        if kind == "provenance":
+            return {"kind": "builtin_runtime"}
+        if kind == "opt_strs":
+            return ["t"]
+        return draw(st.sampled_from(["A", "B", "x"]))
+
+    @rule(data=st.data(), kind=st.sampled_from(["identity", "digest"]))
+    def protocol_probe(self, data: st.DataObject, kind: str) -> None:
+        """One request outside the model's transitions: an identity op or a digest (random
+        JSON, deep nesting or a raw line)."""
+        (self.identity_probe if kind == "identity" else self.digest_probe)(data)
+
+    @rule(data=st.data())
+    def resolve_request(self, data: st.DataObject) -> None:
+        self.resolve_probe(data)
+
+    @rule(data=st.data())
+    def faulty_request(self, data: st.DataObject) -> None:
+        self.faulty_fields(data)
+
+    def faulty_fields(self, data: st.DataObject) -> None:
+        """A request with one, two or three faulty fields: the first in row order decides."""
+        op = data.draw(st.sampled_from(sorted(ROWS)), label="op")
+        faults = data.draw(st.integers(1, 3), label="faults")
+        row = ROWS[op]
+        broken = set(
+            data.draw(
+                st.lists(st.sampled_from(range(len(row))), min_size=1, max_size=faults),
+                label="faulty field indices",
+            )
+        )
+        request: Reply = {"op": op}
+        for index, (field, kind) in enumerate(row):
+            if index in broken:
+                value = data.draw(FAULT_VALUES[kind], label=field)
+            elif kind.startswith("opt_") and data.draw(st.booleans(), label=f"omit {field}"):
+                continue
+            else:
+                value = self._valid(kind, data)
+            if value is not _MISSING:
+                request[field] = value
+        self.step(request)
+
+    # -- identities and digests --------------------------------------------------------------
+    def identity_probe(self, data: st.DataObject) -> None:
+        op = data.draw(IDENTITY_OPS, label="op")
+        if op == "hello":
+            request: Reply = {"op": "hello"}
+        elif op == "tool_id_parse":
+            request = {
+                "op": op,
+                "raw": data.draw(st.one_of(RAW_TOOL_IDS, st.sampled_from([5, None]))),
+            }
+        elif op == "tool_id":
+            request = {"op": op, "source": data.draw(SOURCES)}
+        elif op == "session_id_parse":
+            request = {"op": op, "raw": data.draw(SESSION_TEXTS)}
+        elif op == "forge_grant":  # grant construction maps the same rules to its own codes
+            request = {
+                "op": op,
+                "name": "g3",
+                "session": data.draw(SESSION_TEXTS),
+                "tool": "builtin:read",
+                "generation": 0,
+                "digest": "00",
+            }
+        else:
+            env = data.draw(st.sampled_from([None, "0", "00", "", " 0", "0 ", "1", "false"]))
+            request = {"op": op, "env": env}
+        self.step(request)
+
+    def digest_probe(self, data: st.DataObject) -> None:
+        kind = data.draw(st.sampled_from(["value", "value", "deep", "line", "line"]), label="kind")
+        if kind == "value":
+            self.step({"op": "digest", "schema": data.draw(JSON_VALUES)})
+        elif kind == "deep":
+            depth = data.draw(st.sampled_from([60, 125, 126]))
+            self.step({"op": "digest", "schema": gen.nested(depth)})
+        else:
+            self.step(RawLine(data.draw(RAW_LINES)))
+
+    # -- random records, runtime names, resolution -------------------------------------------
+    @rule(data=st.data(), explicit=st.booleans(), upsert=st.booleans())
+    def wild_record(self, data: st.DataObject, explicit: bool, upsert: bool) -> None:
+        """A random record, then (often) one use of a random record through a gate or host
+        door."""
+        self._wild_record(data, explicit, upsert)
+        known = sorted(set(self.world.observe()["records"]) - set(pools.TOOL_IDS))
+        use = data.draw(st.booleans(), label="use one")
+        if known and use:
+            self.wild_use(data, data.draw(st.sampled_from(known), label="wild tool"))
+
+    def _wild_record(self, data: st.DataObject, explicit: bool, upsert: bool) -> None:
+        """A record from a random source (derived id) or with a random explicit id text, a
+        random schema, runtime name (aliases that collide or sit at the 64-byte cut), summary
+        and tags (bounded by the implementation, never shown in a reply)."""
+        source = data.draw(SOURCES, label="source")
+        request: Reply = {
+            "op": "catalog_upsert" if upsert else "catalog_insert",
+            "source": source,
+            "provenance": data.draw(gen.provenance_for(source), label="provenance"),
+            "schema": data.draw(SCHEMAS, label="schema"),
+        }
+        if upsert:
+            present = sorted(self.world.observe()["records"])
+            request = {
+                "op": "catalog_upsert",
+                "replaced": data.draw(st.sampled_from([None, *present[:4]])),
+                **{k: v for k, v in request.items() if k != "op"},
+            }
+        if explicit:
+            request["id"] = data.draw(RAW_TOOL_IDS, label="id")
+        # a pooled id stays the pooled rules' (their flavors and schemas): use another one
+        target = request.get("id", derived_id(Fields(request).source("source")))
+        if target in pools.TOOL_BY_ID:
+            request["id"] = "wild:" + target.replace(":", ".")
+        if data.draw(st.booleans(), label="with runtime_name"):
+            request["runtime_name"] = data.draw(RUNTIME_NAMES, label="runtime_name")
+        if data.draw(st.booleans(), label="with summary/tags"):
+            request["summary"] = data.draw(SUMMARIES, label="summary")
+            request["tags"] = data.draw(TAGS, label="tags")
+        self.step(request)
+
+    def wild_use(self, data: st.DataObject, tool: str) -> None:
+        """The gate and host doors on a record with a random identity."""
+        op = data.draw(WILD_OPS, label="op")
+        names = self.world.set_names()
+        name = data.draw(st.sampled_from(names), label="set") if names else "A"
+        if op == "issue_grant":
+            self.step({"op": op, "name": "g1", "session": "s1", "tool": tool})
+        elif op == "activate_model":
+            self.step({"op": op, "set": name, "authority": "model_confirmed", "tools": [tool]})
+        elif op == "set_new":
+            self.step({"op": op, "name": name, "session": "s1", "core": [tool]})
+        elif op == "factory_calls":
+            self.step({"op": op, "tool": tool})
+        else:
+            self.step({"op": op, "set": name, "tool": tool})
+
+    def resolve_probe(self, data: st.DataObject) -> None:
+        """Resolve (or authorize) a wire name: an alias or runtime name of a live record, a
+        near miss, a text beyond the 128-byte bound, or a random one."""
+        op = data.draw(st.sampled_from(["resolve", "authorize_wire"]), label="op")
+        pick = data.draw(
+            st.sampled_from(["alias", "alias", "runtime_name", "prefix", "long", "random"]),
+            label="pick",
+        )
+        world = self.world
+        names = world.set_names()
+        name = data.draw(st.sampled_from(names), label="set") if names else "A"
+        everyone = world.live()  # aliases are handed out over the whole registry
+        live = everyone
+        if op == "authorize_wire" and name in names:
+            s = world.observe()["sets"][name]
+            known = {*s["core"], *s["activated"]}
+            live = [e for e in everyone if e.tool in known] or everyone  # a tool the set knows
+        assigned = [(a, e) for a, e in aliases(everyone) if e in live]
+        if pick == "alias" and assigned:
+            wire = data.draw(st.sampled_from([a for a, _ in assigned]))
+        elif pick == "runtime_name" and live:
+            wire = data.draw(st.sampled_from([e.runtime_name for e in live]))
+        elif pick == "prefix" and assigned:
+            wire = data.draw(st.sampled_from([a for a, _ in assigned]))[:-1]
+        elif pick == "long":
+            wire = data.draw(st.sampled_from(["x" * 129, "é" * 65, "a" + "é" * 64, "y" * 300]))
+        else:
+            wire = data.draw(SHORT_TEXT)
+        if op == "resolve":
+            self.step({"op": op, "wire_name": wire})
+            return
+        self.step({"op": op, "set": name, "wire_name": wire})

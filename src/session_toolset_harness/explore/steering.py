@@ -1,0 +1,267 @@
+"""Macro rules aimed at the model's decisions, one condition at a time.
+
+A random walk rarely changes exactly one input of a compound decision while holding the others,
+which is what condition coverage (MC/DC) asks for.  Each macro here sets up a subject (a set with
+an exact activation), flips exactly one condition of the decision under study - or none - and
+then takes the decision:
+
+* `drift_then_rebuild`: the rebuild's carry condition (SPEC.md 3: "record present with digest
+  and provenance equal to the pins and trusted", and the "now core" escape) - change nothing,
+  the digest, the provenance, only the source trust (same provenance), remove the record, or
+  rebuild so the tool becomes core; call the tool (the gate's checks see the same single
+  change); then rebuild (in place or into another name, progressive or
+  default, carry-forward on, off or defaulted) and call the tool.  Or, instead of rebuilding,
+  build a fresh set for the same session (`new`, default or progressive core, in place or under
+  another name): SPEC.md 3's zero inheritance ("a new set inherits nothing from any other set").
+
+They know SPEC.md's conditions, not any implementation's bugs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import hypothesis.strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, rule
+from session_toolset_model.world import World
+
+from . import pools
+
+Reply = dict[str, Any]
+CHANGES = (
+    "none",
+    "digest",
+    "provenance",
+    "trust",
+    "trust",
+    "remove",
+    "core",
+    "fresh",
+    "fresh",
+    "revoke",
+)
+NOT_PROGRESSIVE = tuple(t for t in pools.TOOL_IDS if t != "builtin:read" and t != "builtin:bash")
+
+
+class SteeringRules(RuleBasedStateMachine):
+    world: World
+
+    def step(self, request: Any) -> Reply:  # the machine's comparing step
+        raise NotImplementedError
+
+    def _record(self, tool: str, flavor: int, schema: int, derived: bool) -> Reply:
+        raise NotImplementedError
+
+    def _current_flavor(self, tool: str) -> int | None:
+        info = self.world.records.get(tool)
+        prov = self.world.observe()["records"].get(tool, {}).get("provenance")
+        if info is None or prov is None:
+            return None
+        return pools.flavor_of(tool, info.source, prov)
+
+    def _schema_index(self, tool: str) -> int:
+        digest = self.world.record_digest(tool)
+        for index, schema in enumerate(pools.SCHEMAS):
+            if self.world.handle({"op": "digest", "schema": schema}).get("digest") == digest:
+                return index
+        return 0
+
+    @rule(
+        name=st.sampled_from(pools.SET_NAMES),
+        session=st.sampled_from(pools.SESSIONS),
+        tool=st.sampled_from(NOT_PROGRESSIVE),
+        flavor=st.sampled_from([0, 0, 1, 2, 3]),
+        change=st.sampled_from(CHANGES),
+        into=st.sampled_from(["same", "same", "other"]),
+        progressive=st.sampled_from([True, True, False]),
+        carry=st.sampled_from([None, None, True, False]),
+        call=st.booleans(),
+    )
+    def drift_then_rebuild(
+        self,
+        name: str,
+        session: str,
+        tool: str,
+        flavor: int,
+        change: str,
+        into: str,
+        progressive: bool,
+        carry: bool | None,
+        call: bool,
+    ) -> None:
+        """Activate ``tool`` exactly in a fresh set (progressive, or `new` with no core), change
+        one condition of the
+        rebuild's carry decision (or none), rebuild, and call the tool on the rebuilt set."""
+        flavors = pools.TOOL_BY_ID[tool].flavors
+        flavor %= len(flavors)
+        if self._current_flavor(tool) is None:
+            self.step(
+                {"op": "catalog_upsert", "replaced": tool, **self._record(tool, flavor, 0, False)}
+            )
+        if call:  # the subject set from either constructor: `new` with no core, or progressive
+            self.step({"op": "set_progressive_core", "name": name, "session": session})
+        else:
+            self.step({"op": "set_new", "name": name, "session": session, "core": []})
+        digest = self.world.record_digest(tool)
+        if digest is None:
+            return
+        self.step(
+            {
+                "op": "forge_grant",
+                "name": "g1",
+                "session": session,
+                "tool": tool,
+                "generation": self.world.generation(),
+                "digest": digest,
+            }
+        )
+        self.step({"op": "activate", "set": name, "grant": "g1"})
+        current = self._current_flavor(tool)
+        schema = self._schema_index(tool)
+        if change == "digest" and current is not None:
+            record = self._record(tool, current, (schema + 1) % len(pools.SCHEMAS), False)
+            self.step({"op": "catalog_upsert", "replaced": tool, **record})
+        elif change == "provenance" and current is not None:
+            other = next(
+                (i for i, f in enumerate(flavors) if f.provenance != flavors[current].provenance),
+                None,
+            )
+            if other is not None:
+                self.step(
+                    {
+                        "op": "catalog_upsert",
+                        "replaced": tool,
+                        **self._record(tool, other, schema, False),
+                    }
+                )
+        elif change == "trust" and current is not None:
+            other = pools.same_provenance_other_trust(tool, current)
+            if other is not None:
+                self.step(
+                    {
+                        "op": "catalog_upsert",
+                        "replaced": tool,
+                        **self._record(tool, other, schema, False),
+                    }
+                )
+        elif change == "remove":
+            self.step({"op": "catalog_remove", "id": tool})
+        elif change == "revoke":  # the activation itself goes (revoke_exact's success path)
+            self.step({"op": "revoke", "set": name, "tool": tool})
+        elif change == "core":
+            progressive = False  # a default build makes every verified record core
+        if change != "core":  # the gate's checks on the changed activation, before the rebuild
+            self.step({"op": "authorize", "set": name, "tool": tool})
+        target = name if into == "same" else next(n for n in pools.SET_NAMES if n != name)
+        if change == "fresh":
+            fresh: Reply = {"name": target, "session": session}
+            if carry is None:
+                self.step({"op": "set_new", **fresh, "core": [] if progressive else [tool]})
+            else:
+                op = "set_progressive_core" if progressive else "set_default_core"
+                self.step({"op": op, **fresh})
+            if call:
+                self.step({"op": "authorize", "set": target, "tool": tool})
+            return
+        request: Reply = {"op": "rebuild", "set": name, "into": target, "progressive": progressive}
+        if carry is not None:
+            request["carry_forward"] = carry
+        self.step(request)
+        if call:
+            self.step({"op": "authorize", "set": target, "tool": tool})
+
+
+DOORS = {
+    "activate": "exact",
+    "activate_many": "batch",
+    "activate_user": "user",
+    "activate_model": "model",
+}
+
+
+def activation_targets() -> list[tuple[str, str]]:
+    """Every required (op, outcome) pair of the four activation doors, in a fixed order."""
+    from .coverage import required_pairs
+
+    return sorted(p for p in required_pairs() if p[0] in DOORS)
+
+
+TARGETS = activation_targets()
+_SKEW_FOR = {
+    "SessionMismatch": "foreign",
+    "StaleGeneration": "generation",
+    "DigestMismatch": "digest",
+    "StaleSnapshot": "stale",
+    "DuplicateRequest": "duplicate",
+}
+_TRUST_FOR = {"UntrustedSource": "untrusted", "SourceProvenanceMismatch": "mismatch"}
+
+
+class AimRules(SteeringRules):
+    def refresh_then_activate(
+        self, name: str, door: str, batch: list[str], skew: str, then: str
+    ) -> Any:
+        raise NotImplementedError
+
+    @rule(
+        target_pair=st.sampled_from(TARGETS),
+        name=st.sampled_from(pools.SET_NAMES),
+        tool=st.sampled_from(NOT_PROGRESSIVE),
+        other=st.sampled_from(NOT_PROGRESSIVE),
+    )
+    def aim(self, target_pair: tuple[str, str], name: str, tool: str, other: str) -> None:
+        """One recipe per required outcome of the activation doors (drawn uniformly, so the
+        rare ones are as frequent as the common ones): SPEC.md's check list read backwards -
+        make exactly the named check fail, everything before it pass."""
+        op, code = target_pair
+        check = code.rsplit(".", 1)[-1]
+        door = DOORS[op]
+        batch = [tool] if tool == other else [tool, other]
+        skew, then = _SKEW_FOR.get(check, "none"), "nothing"
+        if check == "AlreadyActivated":
+            then = "again"
+        elif check == "AlreadyCore":
+            batch = ["builtin:read"]
+        elif check == "UnknownTool":
+            self.step({"op": "catalog_remove", "id": tool})
+        elif check == "ConfirmationRequired":
+            self.step({"op": "set_progressive_core", "name": name, "session": "s1"})
+            self.step({"op": op, "set": name, "authority": "unauthorized", "tools": batch})
+            return
+        # every tool cataloged and trusted (issuance checks trust first), except: the removed one
+        # for UnknownTool, and the last one with the wanted trust for a trust check
+        wanted = _TRUST_FOR.get(check, "trusted")
+        for position, t in enumerate(batch):
+            if check == "UnknownTool" and position == 0:
+                continue
+            trust = wanted if position == len(batch) - 1 else "trusted"
+            flavors = pools.TOOL_BY_ID[t].flavors
+            index = next((i for i, f in enumerate(flavors) if f.trust == trust), 0)
+            self.step({"op": "catalog_upsert", "replaced": t, **self._record(t, index, 0, False)})
+        # a fresh set: no activation of an earlier step may fail the batch first
+        self.step({"op": "set_progressive_core", "name": name, "session": "s1"})
+        self.refresh_then_activate(name, door, batch, skew, then)
+
+
+class GenerationEdgeRules(AimRules):
+    @rule(
+        value=st.sampled_from(["max", "max", "max-1"]),
+        op=st.sampled_from(["insert", "upsert", "remove", "remove_absent", "rebase"]),
+        tool=st.sampled_from(pools.TOOL_IDS),
+    )
+    def at_the_generation_edge(self, value: str, op: str, tool: str) -> None:
+        """Every catalog mutation with the counter at 2^64-1 (or one below), on a present or
+        absent record: each condition of the exhausted/overflow checks flipped on its own."""
+        top = pools.MAX_GENERATION
+        self.step({"op": "catalog_set_generation", "value": top if value == "max" else top - 1})
+        present = tool in self.world.observe()["records"]
+        if op == "insert":
+            self.step({"op": "catalog_insert", **self._record(tool, 0, 0, False)})
+        elif op == "upsert":
+            self.step({"op": "catalog_upsert", "replaced": tool, **self._record(tool, 0, 1, False)})
+        elif op == "remove" or (op == "remove_absent" and not present):
+            self.step({"op": "catalog_remove", "id": tool})
+        elif op == "remove_absent":
+            self.step({"op": "catalog_remove", "id": "unknown:absent-tool"})
+        else:
+            self.step({"op": "catalog_rebase_past", "prior": 0})

@@ -1,0 +1,144 @@
+"""The model against independent behaviour: the hand-written corpus and the original
+implementation's recorded walkthroughs replayed against the model's expected world.
+
+`session-toolset check` runs this next to the proofs and the conformance run, so a model bug
+that contradicts behaviour recorded from the original implementation (or written down by hand
+from SPEC.md) fails the main job, not only pytest.  The expected world
+(`session_toolset_model.world.World`: PROTOCOL.md + SPEC.md section 1 + the section 4 alias rule
+over the model's oracle) answers every request; a step whose answer SPEC.md leaves open ends its
+vector as *open* (counted, never a failure).  Generated groups are not replayed: ``model`` is
+built from this very world, ``model-cex`` and ``hazards`` from the model's oracle, so agreeing
+with them says nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from session_toolset_model.world import OutOfScope, World
+
+from .conform.matcher import first_difference
+
+GENERATED_GROUPS = frozenset({"model", "model-cex", "hazards"})
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    vector_id: str
+    step: int
+    detail: str
+
+
+@dataclass
+class IndependentReport:
+    vectors: int = 0
+    steps: int = 0
+    open: list[str] = field(default_factory=list)
+    disagreements: list[Disagreement] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.disagreements and not self.errors
+
+    def line(self) -> str:
+        verdict = "agrees" if self.ok else "DISAGREES"
+        text = (
+            f"model vs recorded behaviour: {verdict} - {self.vectors} vectors, {self.steps} steps"
+            f" replayed, {len(self.disagreements)} differ, {len(self.open)} left open by SPEC.md"
+        )
+        return text + (f", {len(self.errors)} unreadable" if self.errors else "")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "vectors": self.vectors,
+            "steps": self.steps,
+            "open": self.open,
+            "disagreements": [d.__dict__ for d in self.disagreements],
+            "errors": self.errors,
+        }
+
+
+def corpus_dir() -> Path:
+    return Path(str(resources.files("session_toolset_harness").joinpath("vectors")))
+
+
+def independent_files(directory: Path) -> list[Path]:
+    """Every vector file of the corpus except the generated groups, in a stable order."""
+    return [
+        p
+        for p in sorted(directory.rglob("*.json"))
+        if p.relative_to(directory).parts[0] not in GENERATED_GROUPS
+    ]
+
+
+def _reply(world: World, step: dict[str, Any]) -> dict[str, Any]:
+    if "send_line" in step:
+        return world.handle_line(str(step["send_line"]).encode("utf-8"))
+    if "send_hex" in step:
+        return world.handle_line(bytes.fromhex(str(step["send_hex"])))
+    return world.handle(step["send"])
+
+
+def replay_document(doc: dict[str, Any], world: World, report: IndependentReport) -> None:
+    vector_id = str(doc.get("id"))
+    report.vectors += 1
+    for index, step in enumerate(doc["steps"]):
+        try:
+            reply = _reply(world, step)
+        except OutOfScope as why:
+            report.open.append(f"{vector_id} step {index}: {why}")
+            return
+        report.steps += 1
+        found = first_difference(step["expect"], reply)
+        if found is not None:
+            report.disagreements.append(
+                Disagreement(vector_id, index, f"{found.path}: {found.message}")
+            )
+            return
+
+
+def replay(
+    directory: Path | None = None,
+    world_factory: Callable[[], World] | None = None,
+    *,
+    stop_at_first: bool = False,
+) -> IndependentReport:
+    """Replay every independent vector under ``directory`` (default: the packaged corpus),
+    each in a fresh world from ``world_factory`` (default: the SPEC.md world); with
+    ``stop_at_first``, stop at the first disagreeing vector."""
+    factory = World if world_factory is None else world_factory
+    report = IndependentReport()
+    for path in independent_files(directory or corpus_dir()):
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            steps = doc["steps"]
+            if not isinstance(steps, list):
+                raise TypeError("steps is not a list")
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            report.errors.append(f"{path.name}: {err}")
+            continue
+        replay_document(doc, factory(), report)
+        if stop_at_first and report.disagreements:
+            break
+    return report
+
+
+def run(quiet: bool = False) -> tuple[int, IndependentReport]:
+    """The `check` stage: print the summary line (and each disagreement); exit status 0/1."""
+    report = replay()
+    for d in report.disagreements:
+        print(f"  model disagrees: {d.vector_id} step {d.step}: {d.detail}")
+    for error in report.errors:
+        print(f"  unreadable vector: {error}")
+    if not quiet:
+        for item in report.open:
+            print(f"  open: {item}")
+    print(report.line(), flush=True)
+    return (0 if report.ok else 1), report

@@ -1,0 +1,53 @@
+"""`session-toolset check` replays the independent corpus against the model's expected world:
+a model bug that contradicts recorded behaviour fails the main job."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import session_toolset_proofs.cli as prove_cli
+from session_toolset_model.profiles import Variant
+from session_toolset_model.world import World
+
+import session_toolset_harness.conform.cli as conform_cli
+from session_toolset_harness import independent
+from session_toolset_harness.check import main
+
+pytestmark = pytest.mark.spec("6")
+
+
+def _passing_stage(argv: list[str]) -> int:
+    Path(argv[argv.index("--json") + 1]).write_text("{}", encoding="utf-8")
+    return 0
+
+
+@pytest.fixture
+def other_stages_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Proofs and conformance are stubbed out: this is about the model stage alone."""
+    monkeypatch.setattr(prove_cli, "main", _passing_stage)
+    monkeypatch.setattr(conform_cli, "main", _passing_stage)
+
+
+@pytest.mark.usefixtures("other_stages_pass")
+def test_check_passes_with_the_spec_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--quiet", "--json", str(tmp_path / "r.json")]) == 0
+    out = capsys.readouterr().out
+    assert "model vs recorded passed" in out
+    report = json.loads((tmp_path / "r.json").read_text())["model_vs_recorded"]
+    assert report["exit_status"] == 0 and report["report"]["vectors"] >= 80
+
+
+@pytest.mark.usefixtures("other_stages_pass")
+def test_check_fails_when_the_model_contradicts_recorded_behaviour(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the batch mutant: a rejected batch keeps the grants before the failing one
+    monkeypatch.setattr(independent, "World", lambda: World(Variant(mutant="batch_partial")))
+    assert main(["--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert "model disagrees with recorded behaviour: " in out
+    assert "model vs recorded FAILED" in out

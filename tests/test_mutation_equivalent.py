@@ -1,0 +1,61 @@
+"""CI check: ``tools/mutation/equivalent.json`` still describes mutants of the current tree.
+
+Each entry argues that one mutant cannot be told from the original; the argument is about the
+exact lines the mutant removes and adds.  When the source moves, mutmut's mutant of that name
+changes or disappears and the argument is about code that is not there any more.  This test
+generates the mutants (mutmut's generation step only, no test runs: seconds) and fails on any
+entry that no longer matches, so a change cannot silently keep a stale justification; the fix is
+to re-argue the entry against the new diff, or drop it and let the next mutation run score the
+mutant (docs/mutation.md).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+TOOL = Path(__file__).resolve().parents[1] / "tools" / "mutation" / "run.py"
+
+
+def _tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("mutation_run", TOOL)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["mutation_run"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[ModuleType, Path, dict[str, str]]:
+    """The mutants of the current tree, generated once for this module."""
+    run = _tool()
+    work = tmp_path_factory.mktemp("mutants")
+    mutants: dict[str, str] = run.generate_mutants(work)
+    assert len(mutants) > 1000  # every module of src/session_toolset was mutated
+    return run, work, mutants
+
+
+Generated = tuple[ModuleType, Path, dict[str, str]]
+
+
+def test_every_equivalent_entry_matches_a_mutant_of_the_current_tree(generated: Generated) -> None:
+    run, work, mutants = generated
+    entries = run.load_equivalent()
+    assert len(entries) > 100  # the file was found and read
+    assert run.equivalence_problems(entries, work, mutants) == []
+
+
+def test_a_moved_or_missing_mutant_is_reported(generated: Generated) -> None:
+    run, work, mutants = generated
+    name, entry = next(iter(sorted(run.load_equivalent().items())))
+    gone = "session_toolset.nowhere.x_gone__mutmut_1"
+    entries = {name: dict(entry, added=["return 'something else'"]), gone: entry}
+    problems = run.equivalence_problems(entries, work, mutants)
+    assert len(problems) == 2
+    assert problems[0].startswith(f"{name}: the mutant now changes ")
+    assert problems[1] == f"{gone}: no such mutant of the current tree"

@@ -1,0 +1,126 @@
+"""`pip install session-toolset` gives every command the console script lists.
+
+A command whose dependency sits only in an extra (`test`, `mutation`) works in the developer's
+venv and ends in a `ModuleNotFoundError` traceback after a plain `pip install .`; that is how
+`explore` once shipped.  These tests read every import statement of the shipped packages and
+require each third-party one to come from a distribution that the installed `session-toolset`
+declares as a main (not extra) requirement, pinned exactly.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+import tomllib
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+from session_toolset_harness.cli import COMMANDS
+
+REPO = Path(__file__).resolve().parents[1]
+PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+SHIPPED = [REPO / p for p in PYPROJECT["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"]]
+OWN = {p.name for p in SHIPPED}
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _imported_top_levels(package: Path) -> dict[str, str]:
+    """Top-level module -> one file importing it, for every absolute import in ``package``."""
+    found: dict[str, str] = {}
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            for name in names:
+                found.setdefault(name.partition(".")[0], str(path.relative_to(REPO)))
+    return found
+
+
+def _third_party_imports() -> dict[str, str]:
+    found: dict[str, str] = {}
+    for package in SHIPPED:
+        for top, where in _imported_top_levels(package).items():
+            if top not in sys.stdlib_module_names and top not in OWN and top != "__future__":
+                found.setdefault(top, where)
+    return found
+
+
+def _main_requirements(requirements: list[str]) -> dict[str, str]:
+    """Distribution -> requirement text, for requirements outside every extra."""
+    main: dict[str, str] = {}
+    for text in requirements:
+        if "extra ==" in text or "extra==" in text:
+            continue
+        name = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", text)
+        assert name is not None, text
+        main[_canonical(name.group(0))] = text
+    return main
+
+
+def _providers(top: str) -> set[str]:
+    return {_canonical(d) for d in metadata.packages_distributions().get(top, [])}
+
+
+def test_the_scan_sees_the_known_third_party_imports() -> None:
+    # The scan must not pass by finding nothing: these are imported by prove, conform, explore.
+    assert {"z3", "jsonschema", "referencing", "hypothesis"} <= set(_third_party_imports())
+
+
+@pytest.mark.parametrize("source", ["pyproject.toml", "installed metadata"])
+def test_every_shipped_import_is_a_pinned_main_dependency(source: str) -> None:
+    if source == "pyproject.toml":
+        requirements = list(PYPROJECT["project"]["dependencies"])
+    else:
+        requirements = metadata.requires("session-toolset") or []
+    main = _main_requirements(requirements)
+    problems = []
+    for top, where in sorted(_third_party_imports().items()):
+        providers = _providers(top)
+        declared = providers & set(main)
+        if not declared:
+            problems.append(f"{top} (imported by {where}; from {sorted(providers)}) not declared")
+        for dist in declared:
+            if not re.fullmatch(r"[A-Za-z0-9._-]+==[A-Za-z0-9.]+", main[dist].replace(" ", "")):
+                problems.append(f"{main[dist]!r} is not pinned to one exact version")
+    hint = " (stale install? pip install -e '.[test]')" if source != "pyproject.toml" else ""
+    assert problems == [], f"{source}{hint}: " + "; ".join(problems)
+
+
+def test_the_extras_hold_no_runtime_dependency() -> None:
+    # Declared twice, an extra's pin could silently disagree with the main one.
+    main = set(_main_requirements(list(PYPROJECT["project"]["dependencies"])))
+    for extra, requirements in PYPROJECT["project"]["optional-dependencies"].items():
+        assert main.isdisjoint(_main_requirements(list(requirements))), extra
+
+
+@pytest.mark.parametrize("command", sorted(set(COMMANDS) - {"adapter"}))
+def test_a_missing_dependency_is_one_line_not_a_traceback(command: str) -> None:
+    # Simulate an installation without the dependency (e.g. `pip install --no-deps`): a module
+    # set to None in sys.modules raises ModuleNotFoundError when imported.
+    missing = {"explore": "hypothesis", "conform": "jsonschema", "check": "z3", "prove": "z3"}
+    code = (
+        "import sys\n"
+        f"sys.modules[{missing[command]!r}] = None\n"
+        "from session_toolset_harness.cli import main\n"
+        f"sys.exit(main([{command!r}]))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=120
+    )
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert lines == [
+        f"session-toolset {command}: needs the Python module {missing[command]!r}, which is not "
+        "installed; reinstall with 'pip install session-toolset'"
+    ]
