@@ -70,20 +70,29 @@ def prepare() -> Path:
     )
     for test in sorted((REPO / "tests" / "model").glob("*.py")):
         shutil.copy2(test, WORK / "tests")
+    # The proofs and the driver are snapshotted too, so the tree may change during a run (a
+    # merge that adds a model module the old mutated copy lacks must not turn into "kills").
+    shutil.copytree(
+        REPO / "proofs" / "session_toolset_proofs",
+        WORK / "proofs" / "session_toolset_proofs",
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+    )
+    shutil.copy2(PROVE, WORK / PROVE.name)
     (WORK / "pyproject.toml").write_text(base._config("model", 1.0), encoding="utf-8")
     return WORK
 
 
 def command(suite: str) -> list[str]:
     if suite == "prove":
-        return [sys.executable, str(PROVE)]
+        return [sys.executable, str(WORK / PROVE.name)]
     return [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
             "-p", "no:randomly", "tests"]  # fmt: skip
 
 
 def execute(suite: str, mutant: str, cpu_limit: float | None) -> dict[str, Any]:
     """One suite run with ``mutant`` active: exit code, CPU seconds, wall seconds, last line."""
-    env = dict(os.environ, MUTANT_UNDER_TEST=mutant, PYTHONPATH=str(WORK / "mutants" / "src"))
+    path = os.pathsep.join(str(WORK / d) for d in ("mutants/src", "proofs"))
+    env = dict(os.environ, MUTANT_UNDER_TEST=mutant, PYTHONPATH=path)
     env.pop("SESSION_TOOLSET_PROFILE", None)
 
     def limit() -> None:
@@ -192,9 +201,12 @@ def annotate(report: dict[str, Any]) -> None:
     calls = WORK / "prove-calls.json"  # once per run: `prepare` empties WORK
     if not calls.exists():
         subprocess.run(
-            [sys.executable, str(PROVE), "--calls", str(calls)],
-            cwd=REPO,
-            env={k: v for k, v in os.environ.items() if k != "MUTANT_UNDER_TEST"},
+            [sys.executable, str(WORK / PROVE.name), "--calls", str(calls)],
+            cwd=WORK,
+            env={  # the unmutated copy of the model and the snapshotted proofs
+                **{k: v for k, v in os.environ.items() if k != "MUTANT_UNDER_TEST"},
+                "PYTHONPATH": os.pathsep.join(str(WORK / d) for d in ("src", "proofs")),
+            },
             check=True,
             stdout=subprocess.DEVNULL,
         )
@@ -225,6 +237,12 @@ def main(argv: list[str]) -> int:
         help="CPU budget per run: this x the clean run's CPU seconds + 10 (default 3)",
     )
     p.add_argument("--json", type=Path, help="write the results here (rewritten per mutant)")
+    p.add_argument(
+        "--resume",
+        type=Path,
+        help="reuse this --json file's verdicts (same tree, seed and sample), re-running only the "
+        "drawn mutants it lacks or whose run was 'other' (no verdict)",
+    )
     p.add_argument(
         "--annotate",
         type=Path,
@@ -305,8 +323,20 @@ def main(argv: list[str]) -> int:
                   f"({entry['prove']['cpu']} CPU s), both {both}", flush=True)  # fmt: skip
             save()
 
+    if args.resume is not None:
+        earlier = json.loads(args.resume.read_text(encoding="utf-8"))
+        if earlier["seed"] != args.sample_seed or earlier["generated"] != len(every):
+            raise SystemExit(f"--resume {args.resume}: another seed or tree")
+        for name, entry in earlier["mutants"].items():
+            # An import failure of the suite is no verdict (a run before the driver said so
+            # with exit 3 recorded it as a kill): such entries are run again.
+            no_start = entry["prove"]["why"].startswith(("SETUP", "ModuleNotFoundError"))
+            verdicts = (entry["prove"]["verdict"], entry["both"])
+            if name in drawn and OTHER not in verdicts and not no_start:
+                results[name] = entry
+        print(f"resumed {len(results)} verdicts from {args.resume}", flush=True)
     with ThreadPoolExecutor(args.jobs) as pool:
-        list(pool.map(one, drawn))
+        list(pool.map(one, [n for n in drawn if n not in results]))
 
     prove = score({n: results[n]["prove"]["verdict"] for n in drawn})
     both = score({n: results[n]["both"] for n in drawn})

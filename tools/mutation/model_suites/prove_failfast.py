@@ -5,7 +5,8 @@ stopping at the first check whose result is not the expected one.
 ``prove --all-profiles`` fails exactly when some row fails, so stopping at the first failing row
 gives the same verdict sooner; an exception raised by a check is a failure too (``prove`` would
 crash).  Exit 0: every row as expected (the mutant survives); exit 1: the first failing row or
-the exception is printed (the mutant is killed).  The mutant under test is chosen by mutmut's
+the exception is printed (the mutant is killed); exit 3: the suite could not be imported (no
+verdict: the run is ``other``, never a kill).  The mutant under test is chosen by mutmut's
 trampolines from ``MUTANT_UNDER_TEST``; ``PYTHONPATH`` puts the mutated copy of the model first.
 """
 
@@ -17,9 +18,13 @@ import traceback
 from types import FrameType
 from typing import Any
 
-from session_toolset_model.profiles import DEFAULT_PROFILE, PROFILES
-from session_toolset_proofs.explore import nodes
-from session_toolset_proofs.report import jobs
+try:
+    from session_toolset_model.profiles import DEFAULT_PROFILE, PROFILES
+    from session_toolset_proofs.explore import nodes
+    from session_toolset_proofs.report import jobs
+except ImportError as exc:  # the suite did not start (a mismatched tree): no verdict, exit 3
+    print(f"SETUP import error {type(exc).__name__}: {exc}")
+    sys.exit(3)
 
 
 def calls_into(package_dir: str, found: set[str]) -> Any:
