@@ -100,6 +100,26 @@ def _no_cross_talk() -> Vector:
     return v
 
 
+def _per_set_core() -> Vector:
+    v = Vector(
+        "isolation/core-is-per-set",
+        "A tool that is core in one set of a session is an ordinary tool in another set of the "
+        "same session: it activates there and revokes there (CoreTool and AlreadyCore look only "
+        "at the set operated on).",
+        ("zero-inheritance", "isolation"),
+    )
+    standard_catalog(v)
+    v.ok("set_new", name="A", session="s-a", core=[LOOKUP.id])
+    v.ok("set_new", name="B", session="s-a", core=[BASH.id])
+    v.ok("activate_user", set="B", tool=LOOKUP.id)
+    snapshot(v, "B", "s-a", GEN, 1, [BASH], [(LOOKUP, GEN)])
+    v.ok("revoke", set="B", tool=LOOKUP.id)
+    snapshot(v, "B", "s-a", GEN, 2, [BASH], [])
+    snapshot(v, "A", "s-a", GEN, 0, [LOOKUP], [])
+    v.fail("revoke", "ExactRevocationError.CoreTool", {"tool": LOOKUP.id}, set="A", tool=LOOKUP.id)
+    return v
+
+
 def _all_rejections() -> Vector:
     v = Vector(
         "atomicity/every-rejection-changes-nothing",
@@ -376,6 +396,7 @@ def vectors() -> list[Vector]:
     return [
         _new_inherits_nothing(),
         _no_cross_talk(),
+        _per_set_core(),
         _all_rejections(),
         _late_failure(),
         _generation_monotone(),
