@@ -210,6 +210,15 @@ def annotate(report: dict[str, Any]) -> None:
             check=True,
             stdout=subprocess.DEVNULL,
         )
+    drawn = report.get("drawn", list(report["mutants"]))
+    prefix = 0
+    while prefix < len(drawn) and drawn[prefix] in report["mutants"]:
+        prefix += 1
+    if prefix < len(drawn):  # interrupted: score the first `prefix` drawn, a random sample too
+        report["mutants"] = {n: report["mutants"][n] for n in drawn[:prefix]}
+        report["interrupted_at"] = prefix
+        report["prove"] = score({n: e["prove"]["verdict"] for n, e in report["mutants"].items()})
+        report["both"] = score({n: e["both"] for n, e in report["mutants"].items()})
     called = set(json.loads(calls.read_text(encoding="utf-8")))
     for name, entry in report["mutants"].items():
         if entry["prove"]["verdict"] == KILLED:
@@ -253,6 +262,8 @@ def main(argv: list[str]) -> int:
         report = json.loads(args.annotate.read_text(encoding="utf-8"))
         annotate(report)
         args.annotate.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", "utf-8")
+        if "interrupted_at" in report:
+            print(f"interrupted: scoring the first {report['interrupted_at']} drawn mutants")
         print(line("prove --all-profiles alone", report["prove"]))
         print(line("prove + tests/model", report["both"]))
         print(f"prove kills by kind: {report['prove_kills_by_kind']}")
@@ -298,6 +309,7 @@ def main(argv: list[str]) -> int:
             "sample": len(drawn),
             "seed": args.sample_seed,
             "clean_cpu_budget": budget,
+            "drawn": drawn,  # the draw order: an interrupted run is scored on its done prefix
             "done": len(done),
             "prove": score({n: results[n]["prove"]["verdict"] for n in done}),
             "both": score({n: results[n]["both"] for n in done}),
