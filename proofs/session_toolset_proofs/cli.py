@@ -16,8 +16,9 @@ import argparse
 import json
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from session_toolset_model.profiles import DEFAULT_PROFILE, PROFILES
 
@@ -134,7 +135,23 @@ def _hazards_ok(results: list[HazardResult], matrix: dict[str, list[UnderProfile
     return all(r.passed for r in results) and all(u.sound for us in matrix.values() for u in us)
 
 
-def main(argv: list[str]) -> int:
+class IndependentReplay(Protocol):
+    """What the harness hands in as ``main``'s ``independent``: the model's expected world
+    replayed against the hand-written corpus and the recorded walkthroughs (issue 8).  The
+    proofs import only the model, so the replay, which reads the harness's corpus, comes from
+    the caller (``session-toolset prove`` passes it; ``check`` runs it as its own stage)."""
+
+    @property
+    def ok(self) -> bool: ...
+
+    def line(self) -> str: ...
+
+    def failures(self) -> list[str]: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+def main(argv: list[str], independent: Callable[[], IndependentReplay] | None = None) -> int:
     args = _parser().parse_args(argv)
     profiles = list(PROFILES) if args.all_profiles else [args.profile]
     if DEFAULT_PROFILE in profiles:
@@ -152,16 +169,24 @@ def main(argv: list[str]) -> int:
     if table:
         print(table)
     hazards = _hazards(args, profiles)
+    replayed = independent() if independent is not None else None
+    if replayed is not None:
+        for failure in replayed.failures():  # failures only; the verdict joins the summary
+            print(failure)
     if args.json:
         doc = json.loads(report.to_json())
         if hazards is not None:
             doc["hazards"] = hazards[1]
             doc["ok"] = doc["ok"] and hazards[1]["ok"]
+        if replayed is not None:
+            doc["independent"] = replayed.to_json()
+            doc["ok"] = doc["ok"] and replayed.ok
         if not _write(args.json, json.dumps(doc, indent=1)):
             return 2
     if args.junit and not _write(args.junit, report.to_junit()):
         return 2
     ok = report.ok and (hazards is None or bool(hazards[1]["ok"]))
+    ok = ok and (replayed is None or replayed.ok)
     if args.emit_hazard_vectors and hazards is not None:
         try:
             written = write(hazard_vectors(hazards[0]), args.emit_hazard_vectors)
@@ -191,5 +216,6 @@ def main(argv: list[str]) -> int:
         for vid in blind:
             print(f"--emit-vectors: {vid} does not discriminate its variant", file=sys.stderr)
         ok = ok and not blind
-    print(report.summary())
+    summary = report.summary()
+    print(summary if replayed is None else f"{summary}; {replayed.line()}")
     return 0 if ok else 1

@@ -155,10 +155,8 @@ def _model_stage(quiet: bool) -> tuple[int, float, object]:
 
     started = time.perf_counter()
     report = independent.replay()
-    for d in report.disagreements:  # failures only: the verdict is in the summary line
-        print(f"model disagrees with recorded behaviour: {d.vector_id} step {d.step}: {d.detail}")
-    for error in report.errors:
-        print(f"unreadable vector: {error}")
+    for failure in report.failures():  # failures only: the verdict is in the summary line
+        print(failure)
     return (0 if report.ok else 1), time.perf_counter() - started, report.to_json()
 
 

@@ -61,7 +61,9 @@ def _check(argv: list[str]) -> int:
 def _prove(argv: list[str]) -> int:
     from session_toolset_proofs.cli import main as prove_main
 
-    return prove_main(argv)
+    from .independent import replay
+
+    return prove_main(argv, independent=replay)
 
 
 def _conform(argv: list[str]) -> int:

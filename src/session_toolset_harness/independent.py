@@ -54,6 +54,13 @@ class IndependentReport:
         )
         return text + (f", {len(self.errors)} unreadable" if self.errors else "")
 
+    def failures(self) -> list[str]:
+        """One line per disagreement or unreadable vector (empty when the replay agrees)."""
+        return [
+            f"model disagrees with recorded behaviour: {d.vector_id} step {d.step}: {d.detail}"
+            for d in self.disagreements
+        ] + [f"unreadable vector: {e}" for e in self.errors]
+
     def to_json(self) -> dict[str, Any]:
         return {
             "ok": self.ok,

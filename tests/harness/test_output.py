@@ -31,6 +31,8 @@ CHECK_SUMMARY = re.compile(
 )
 PROVE_SUMMARY = re.compile(
     r"(\d+) checks, (\d+) as expected, (\d+) not; .*[\d.]+ s summed over checks"
+    # `session-toolset prove` (not `prove_cli.main` alone) adds the independent replay
+    r"(; model vs recorded behaviour: agrees - \d+ vectors, \d+ steps replayed, 0 differ.*)?"
 )
 
 
@@ -223,3 +225,38 @@ def test_prove_failure_prints_the_row_and_exits_1(
     assert len(lines) == 3, lines
     assert lines[1].startswith("batch.atomic") and lines[1].endswith("<-- expected proved")
     assert PROVE_SUMMARY.fullmatch(lines[2]) and lines[2].startswith("3 checks, 2 as expected, 1")
+
+
+# --- prove's report includes the independent replay (issue 8) -------------------------------
+def test_session_toolset_prove_reports_the_independent_replay(tmp_path: Path) -> None:
+    from session_toolset_harness.cli import main as harness_main
+
+    out = tmp_path / "prove.json"
+    assert harness_main(["prove", "-k", "^invariant.init$", "--jobs", "1", "--json", str(out)]) == 0
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert doc["independent"]["ok"] is True
+    assert doc["independent"]["vectors"] >= 80 and doc["independent"]["disagreements"] == []
+
+
+def test_prove_fails_when_the_model_contradicts_recorded_behaviour(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from session_toolset_model.profiles import Variant
+    from session_toolset_model.world import World
+
+    from session_toolset_harness.independent import replay
+
+    def broken() -> object:  # a model mutant the recorded corpus contradicts
+        return replay(world_factory=lambda: World(Variant(mutant="revoke_keeps_schemagen")))
+
+    out = tmp_path / "prove.json"
+    status = prove_cli.main(
+        ["-k", "^invariant.init$", "--jobs", "1", "--json", str(out)],
+        independent=broken,  # type: ignore[arg-type]
+    )
+    assert status == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("model disagrees with recorded behaviour: ")
+    assert "model vs recorded behaviour: DISAGREES" in lines[-1]
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert doc["ok"] is False and doc["independent"]["ok"] is False
