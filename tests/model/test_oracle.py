@@ -164,3 +164,14 @@ def test_host_entry_points() -> None:
         "mcp.srv-a:t0",
         "mcp.srv-a:forged",
     }
+
+
+def test_is_stale_reports_drift_of_the_catalog_generation() -> None:
+    # SPEC.md §4: is_stale(catalog) <=> set generation != catalog generation, reported as
+    # PROTOCOL.md's `stale` field; an unknown set is the `Protocol` error (PROTOCOL.md).
+    o = world()
+    o.set_new("A", "s-1", ["builtin:bash"])
+    assert o.is_stale("A") == ("ok", {"stale": False})
+    o.catalog_insert("builtin:z", "dz", builtin("z"), BR)
+    assert o.is_stale("A") == ("ok", {"stale": True})
+    assert o.is_stale("absent")[0] == "Protocol"
