@@ -248,6 +248,16 @@ def score(mutants: Iterable[Mutant], suites: Sequence[str]) -> tuple[Score, dict
     return total, per_module
 
 
+def wilson(killed: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval (95% by default) of a sampled kill rate, in percent."""
+    if n == 0:
+        return 0.0, 100.0
+    p = killed / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
+    return 100.0 * max(0.0, centre - half), 100.0 * min(1.0, centre + half)
+
+
 # --- survivors: where and what -----------------------------------------------------------------
 
 _NAME = re.compile(r"^(?P<dotted>.+)\.x(?:ǁ(?P<cls>[^ǁ]+)ǁ|_)(?P<func>.+)__mutmut_(?P<n>\d+)$")
@@ -436,6 +446,17 @@ def build_parser() -> argparse.ArgumentParser:
             f"--stateful-{key}", type=int, default=value, help=f"stateful suite {key} ({value})"
         )
     parser.add_argument(
+        "--stateful-profile",
+        choices=("dev", "ci", "nightly"),
+        help="run the stateful suite at this explore profile (its examples x steps and rounds, "
+        "seed --stateful-seed) instead of --stateful-examples/--stateful-steps",
+    )
+    parser.add_argument(
+        "--sample-non-equivalent",
+        action="store_true",
+        help="draw --sample from the mutants not listed in equivalent.json",
+    )
+    parser.add_argument(
         "--quiet", action="store_true", help="only the totals, not per module or survivors"
     )
     parser.add_argument(
@@ -454,9 +475,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _sample(suite: str, jobs: int, size: int, seed: int) -> list[str]:
+def _sample(suite: str, jobs: int, size: int, seed: int, exclude: Iterable[str] = ()) -> list[str]:
     generate_only(WORK / suite, jobs)
-    names = sorted(load_results(suite))
+    names = sorted(set(load_results(suite)) - set(exclude))
     return sorted(random.Random(seed).sample(names, min(size, len(names))))
 
 
@@ -474,6 +495,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for key in STATEFUL_DEFAULTS:
         env[f"MUTATION_STATEFUL_{key.upper()}"] = str(getattr(args, f"stateful_{key}"))
     env.pop("SESSION_TOOLSET_PROFILE", None)
+    env.pop("MUTATION_STATEFUL_PROFILE", None)
+    if args.stateful_profile:
+        env["MUTATION_STATEFUL_PROFILE"] = args.stateful_profile
     timings: dict[str, float] = {}
     names: list[str] = []
     survivors_only = bool(args.stateful_on_corpus_survivors)
@@ -484,7 +508,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for suite in suites:
             prepare(suite, args.timeout_multiplier)
         if args.sample:
-            names = _sample(suites[0], args.jobs, args.sample, args.sample_seed)
+            excluded = load_equivalent() if args.sample_non_equivalent else {}
+            names = _sample(suites[0], args.jobs, args.sample, args.sample_seed, excluded)
         marker = WORK / SURVIVORS_ONLY_MARKER
         marker.unlink(missing_ok=True)
         for suite in suites:
@@ -568,6 +593,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "sample": len(names) or None,
         "seconds": timings,
         "stateful": {k: getattr(args, f"stateful_{k}") for k in STATEFUL_DEFAULTS},
+        "stateful_profile": args.stateful_profile,
+        "sample_seed": args.sample_seed if names else None,
+        "sample_non_equivalent": bool(args.sample_non_equivalent) if names else None,
         "stateful_on_corpus_survivors_only": survivors_only,
         "scores": {},
     }
@@ -586,7 +614,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         rest = scored - equivalent_here
         adjusted = 100.0 * total.counts[KILLED] / rest if rest else 100.0
         print(total.row(label) + f"{equivalent_here:>8}{adjusted:>9.2f}%")
+        interval = wilson(total.counts[KILLED], rest) if names else None
+        if interval is not None:
+            print(
+                f"{'':<40}sample of {len(names)}: {total.counts[KILLED]}/{rest} non-equivalent "
+                f"killed, 95% Wilson interval {interval[0]:.1f}%-{interval[1]:.1f}%"
+            )
         report["scores"][label] = {
+            "wilson_95": [round(x, 2) for x in interval] if interval else None,
             "total": dict(total.counts),
             "percent": round(total.percent, 2),
             "justified_equivalent": equivalent_here,

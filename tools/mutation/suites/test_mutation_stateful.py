@@ -5,23 +5,41 @@ errors.
 
 The budget comes from the environment so the driver can state it in its report:
 ``MUTATION_STATEFUL_EXAMPLES`` (default 25), ``MUTATION_STATEFUL_STEPS`` (default 20) and
-``MUTATION_STATEFUL_SEED`` (default 0).  Shrinking is off: a kill needs one divergence, not the
-minimal one.
+``MUTATION_STATEFUL_SEED`` (default 0).  ``MUTATION_STATEFUL_PROFILE`` (``dev``, ``ci`` or
+``nightly``; default unset) runs that explore profile instead, as ``explore --profile`` does: its
+examples x steps and its rounds (further seeds while a coverage minimum is unmet).  A coverage
+shortfall is not a kill: coverage is counted on the expected side and says nothing about the
+mutant.  Shrinking is off: a kill needs one divergence, not the minimal one.
 """
 
 from __future__ import annotations
 
 import os
 
-from session_toolset_harness.explore.run import explore
+from session_toolset_harness.explore.run import PROFILES, explore, explore_rounds
 from session_toolset_harness.explore.sut import InProcessSut
 
 EXAMPLES = int(os.environ.get("MUTATION_STATEFUL_EXAMPLES", "25"))
 STEPS = int(os.environ.get("MUTATION_STATEFUL_STEPS", "20"))
 SEED = int(os.environ.get("MUTATION_STATEFUL_SEED", "0"))
+PROFILE = os.environ.get("MUTATION_STATEFUL_PROFILE", "")
 
 
 def test_stateful_machine() -> None:
-    result = explore(InProcessSut(), examples=EXAMPLES, steps=STEPS, seed_value=SEED, shrink=False)
+    if PROFILE:
+        profile = PROFILES[PROFILE]
+        result = explore_rounds(
+            InProcessSut(),
+            examples=profile.examples,
+            steps=profile.steps,
+            seed_value=SEED,
+            rounds=profile.rounds,
+            min_hits=profile.min_hits,
+            shrink=False,
+        )
+    else:
+        result = explore(
+            InProcessSut(), examples=EXAMPLES, steps=STEPS, seed_value=SEED, shrink=False
+        )
     assert result.error is None, result.error
     assert result.failure is None, result.failure
