@@ -452,6 +452,13 @@ def build_parser() -> argparse.ArgumentParser:
         "seed --stateful-seed) instead of --stateful-examples/--stateful-steps",
     )
     parser.add_argument(
+        "--stateful-driver",
+        choices=("in-process", "serve"),
+        default="in-process",
+        help="how the stateful suite reaches the mutated adapter: handle_line directly "
+        "(in-process, the default) or its whole stdin/stdout loop in a thread (serve)",
+    )
+    parser.add_argument(
         "--sample-non-equivalent",
         action="store_true",
         help="draw --sample from the mutants not listed in equivalent.json",
@@ -498,6 +505,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     env.pop("MUTATION_STATEFUL_PROFILE", None)
     if args.stateful_profile:
         env["MUTATION_STATEFUL_PROFILE"] = args.stateful_profile
+    env["MUTATION_STATEFUL_DRIVER"] = args.stateful_driver
     timings: dict[str, float] = {}
     names: list[str] = []
     survivors_only = bool(args.stateful_on_corpus_survivors)
@@ -594,6 +602,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "seconds": timings,
         "stateful": {k: getattr(args, f"stateful_{k}") for k in STATEFUL_DEFAULTS},
         "stateful_profile": args.stateful_profile,
+        "stateful_driver": args.stateful_driver,
         "sample_seed": args.sample_seed if names else None,
         "sample_non_equivalent": bool(args.sample_non_equivalent) if names else None,
         "stateful_on_corpus_survivors_only": survivors_only,

@@ -140,6 +140,7 @@ SESSION_TEXTS: Final = gen.session_texts()
 SCHEMAS: Final = gen.json_values(6)
 JSON_VALUES: Final = gen.json_values()
 RAW_LINES: Final = gen.raw_lines()
+JSON_TEXT_LINES: Final = gen.json_text_lines()
 RUNTIME_NAMES: Final = gen.runtime_names()
 SUMMARIES: Final = gen.unicode_text(0, 300)
 TAGS: Final = st.lists(gen.unicode_text(0, 40), max_size=10)
@@ -216,6 +217,12 @@ class WholeProtocolRules(RuleBasedStateMachine):
         """One request outside the model's transitions: an identity op or a digest (random
         JSON, deep nesting or a raw line)."""
         (self.identity_probe if kind == "identity" else self.digest_probe)(data)
+
+    @rule(data=st.data())
+    def raw_request_line(self, data: st.DataObject) -> None:
+        """A request line built from JSON text (SPEC.md 1.4's lexical rules in every position:
+        kept and discarded values, keys, the op and the fields an op reads)."""
+        self.step(RawLine(data.draw(JSON_TEXT_LINES, label="line")))
 
     @rule(data=st.data())
     def resolve_request(self, data: st.DataObject) -> None:

@@ -296,3 +296,162 @@ def runtime_names() -> st.SearchStrategy[str]:
     stems = st.sampled_from(["read", "Read", "re.ad", "re-ad", "re ad", "re_ad", "read_2", "ré"])
     cut = st.sampled_from([62, 63, 64, 65, 70]).map(lambda n: "r" * n)
     return st.one_of(stems, cut, cut.map(lambda s: s + "_2"), unicode_text(1, 12))
+
+
+# -- JSON *text*: the lexical edges SPEC.md 1.4 judges anywhere in a line ----------------------
+# `raw_lines` above are fixed spellings; these are built token by token, so every lexical rule
+# (escapes and surrogate pairing, number grammar and range, literals, whitespace, repeated keys)
+# meets every position: a kept value, a value a repeated key discards, a key, a field the op reads.
+_UNITS = (0x41, 0x00, 0x1F, 0x22, 0x5C, 0x7F, 0xE9, 0x2028, 0xD7FF, 0xE000, 0xFEFF, 0xFFFF)
+_HIGH = (0xD800, 0xD83D, 0xDBFF)
+_LOW = (0xDC00, 0xDE00, 0xDFFF)
+
+
+def _u(unit: int, upper: bool) -> str:
+    return f"\\u{unit:04X}" if upper else f"\\u{unit:04x}"
+
+
+def _string_pieces(bad: bool = False) -> st.SearchStrategy[str]:
+    """One piece of a JSON string's text: plain characters, an escape, a \\u escape of an edge
+    unit or a surrogate pair; with ``bad``, a lone surrogate escape or an invalid escape."""
+    if bad:
+        lone = st.builds(_u, st.sampled_from(_HIGH + _LOW), st.booleans())
+        misordered = st.builds(
+            lambda lo, h: _u(lo, False) + _u(h, False),
+            st.sampled_from(_LOW),
+            st.sampled_from(_HIGH),
+        )
+        invalid = st.sampled_from(["\\q", "\\u12", "\\x41", "\\U0041", "\t", "\x01"])
+        return st.one_of(lone, lone, misordered, invalid)
+    plain = st.text(
+        alphabet=st.characters(
+            codec="utf-8", exclude_categories=_SURROGATES, exclude_characters='"\\'
+        ).filter(lambda c: ord(c) >= 0x20),
+        min_size=1,
+        max_size=4,
+    )
+    escapes = st.sampled_from(["\\n", '\\"', "\\\\", "\\/", "\\b", "\\f", "\\r", "\\t"])
+    upper = st.booleans()
+    unit = st.builds(_u, st.sampled_from(_UNITS), upper)
+    pair = st.builds(
+        lambda h, lo, up: _u(h, up) + _u(lo, up),
+        st.sampled_from(_HIGH),
+        st.sampled_from(_LOW),
+        upper,
+    )
+    return st.one_of(plain, escapes, unit, pair)
+
+
+def json_string_texts(max_pieces: int = 5, bad: bool = False) -> st.SearchStrategy[str]:
+    """A JSON string as text; with ``bad``, one piece in it is invalid (the rest valid)."""
+    good = st.lists(_string_pieces(), max_size=max_pieces).map("".join)
+    if not bad:
+        return good.map(lambda t: '"' + t + '"')
+    return st.builds(lambda a, x, b: '"' + a + x + b + '"', good, _string_pieces(True), good)
+
+
+def _number_texts(bad: bool = False) -> st.SearchStrategy[str]:
+    """Number texts by the grammar's parts (sign, integer, fraction, exponent), near the integer
+    and double range edges; with ``bad``, outside the grammar or one of the fixed spellings."""
+    if bad:
+        return st.one_of(
+            st.sampled_from(["01", "+1", "1.", ".5", "1e", "-", "0x10", "1e+", "--1"]),
+            st.sampled_from(NUMBER_SPELLINGS),
+        )
+    integer = st.one_of(
+        st.sampled_from(["0", "1", "9223372036854775807", "9223372036854775808"]),
+        st.sampled_from(["18446744073709551615", "18446744073709551616", "1" + "0" * 308]),
+        st.integers(1, 2**70).map(str),
+    )
+    fraction = st.sampled_from(["", "", ".0", ".5", ".7976931348623157", ".000001"])
+    exponent = st.sampled_from(["", "", "e0", "E+2", "e-5", "e308", "e-324", "E-400"])
+    return st.builds(
+        lambda sign, i, f, e: sign + i + f + e,
+        st.sampled_from(["", "", "-"]),
+        integer,
+        fraction,
+        exponent,
+    )
+
+
+_WS = st.sampled_from(["", "", "", " ", "\t", "\r", " \t"])
+"""JSON whitespace (never a newline: it ends the line)."""
+_AROUND = st.sampled_from(
+    ["", "", "", "", "", "", " ", "\t", "\r", " \t", "", "", "\x0b", "\x0c", "\xa0", "\u2028"]
+)
+"""Before a line: mostly nothing or JSON whitespace; one in four not JSON whitespace."""
+
+
+def json_texts(max_leaves: int = 8) -> st.SearchStrategy[str]:
+    """A JSON value as text, built from the tokens above; objects often repeat a key, so the
+    first value is discarded (and must still be judged).  About one leaf in eight is invalid
+    (a lone surrogate or bad escape in a string, a number outside the grammar, a bad literal),
+    so most lines parse and the refusals come one cause at a time."""
+    good = st.one_of(
+        json_string_texts(),
+        json_string_texts(),
+        _number_texts(),
+        _number_texts(),
+        st.sampled_from(["true", "false", "null", "[]", "{}", "-0", "-0.0"]),
+    )
+    bad = st.one_of(
+        json_string_texts(bad=True),
+        _number_texts(bad=True),
+        st.sampled_from(["NaN", "-Infinity", "Infinity", "nul", "True", "[,]", "{,}", "[1,]"]),
+    )
+    leaves = st.one_of(good, good, good, good, good, good, good, bad)
+    named = st.sampled_from(['"a"', '"a"', '"b"', '"\\u0061"'])
+    keys = st.one_of(named, named, named, json_string_texts(3), json_string_texts(2, bad=True))
+
+    def containers(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+        array = st.lists(st.tuples(_WS, inner), max_size=4).map(
+            lambda items: "[" + ",".join(w + v for w, v in items) + "]"
+        )
+        members = st.lists(st.tuples(keys, _WS, inner), max_size=4).map(
+            lambda items: "{" + ",".join(f"{k}:{w}{v}" for k, w, v in items) + "}"
+        )
+        return st.one_of(array, members)
+
+    return st.recursive(leaves, containers, max_leaves=max_leaves)
+
+
+def json_text_lines() -> st.SearchStrategy[bytes]:
+    """Request lines built from JSON text: a digest of a value (often after a discarded one), an
+    identity op or `resolve` whose string field carries escapes, or an envelope whose ``op`` is
+    missing, not a string, unknown or spelled with escapes."""
+    value = json_texts()
+    string = json_string_texts(6)
+    digest = st.builds(
+        lambda first, w, v: '{"op":"digest",'
+        + (f'"schema":{first},' if first else "")
+        + f'"schema":{w}{v}'
+        + "}",
+        st.one_of(st.just(""), st.just(""), value),
+        _WS,
+        value,
+    )
+    field_ops = st.builds(
+        lambda op_field, s: '{"op":"' + op_field[0] + f'","{op_field[1]}":{s}' + "}",
+        st.sampled_from(
+            [("tool_id_parse", "raw"), ("session_id_parse", "raw"), ("resolve", "wire_name")]
+        ),
+        st.one_of(string, string.map(lambda s: '"a:' + s[1:])),
+    )
+    op_values = st.one_of(
+        st.sampled_from(['"hello"', '"Hello"', '"hello "', '"h\\u0065llo"', '"nope"', '""']),
+        value,
+    )
+    envelope = st.builds(
+        lambda members: "{" + ",".join(members) + "}",
+        st.lists(
+            st.one_of(
+                op_values.map(lambda v: '"op":' + v),
+                st.builds(lambda k, v: f"{k}:{v}", st.sampled_from(['"x"', '"o\\u0070"']), value),
+            ),
+            max_size=3,
+        ),
+    )
+    top = st.sampled_from(["digest"] * 5 + ["field"] * 3 + ["envelope", "value"]).flatmap(
+        {"digest": digest, "field": field_ops, "envelope": envelope, "value": value}.__getitem__
+    )
+    return st.builds(lambda a, t, b: a + t + b, _AROUND, top, _WS).map(lambda t: t.encode("utf-8"))

@@ -9,7 +9,10 @@ The budget comes from the environment so the driver can state it in its report:
 ``nightly``; default unset) runs that explore profile instead, as ``explore --profile`` does: its
 examples x steps and its rounds (further seeds while a coverage minimum is unmet).  A coverage
 shortfall is not a kill: coverage is counted on the expected side and says nothing about the
-mutant.  Shrinking is off: a kill needs one divergence, not the minimal one.
+mutant.  ``MUTATION_STATEFUL_DRIVER=serve`` drives the adapter's whole stdin/stdout loop
+(`serve`, in a thread: what ``explore --adapter "python -m session_toolset.adapter"``
+exercises) instead of calling ``handle_line`` directly (``in-process``, the default).
+Shrinking is off: a kill needs one divergence, not the minimal one.
 """
 
 from __future__ import annotations
@@ -17,19 +20,29 @@ from __future__ import annotations
 import os
 
 from session_toolset_harness.explore.run import PROFILES, explore, explore_rounds
-from session_toolset_harness.explore.sut import InProcessSut
+from session_toolset_harness.explore.serve_sut import ServeSut
+from session_toolset_harness.explore.sut import InProcessSut, Sut
 
 EXAMPLES = int(os.environ.get("MUTATION_STATEFUL_EXAMPLES", "25"))
 STEPS = int(os.environ.get("MUTATION_STATEFUL_STEPS", "20"))
 SEED = int(os.environ.get("MUTATION_STATEFUL_SEED", "0"))
 PROFILE = os.environ.get("MUTATION_STATEFUL_PROFILE", "")
+DRIVER = os.environ.get("MUTATION_STATEFUL_DRIVER", "in-process")
 
 
 def test_stateful_machine() -> None:
+    sut: Sut = ServeSut() if DRIVER == "serve" else InProcessSut()
+    try:
+        run(sut)
+    finally:
+        sut.close()
+
+
+def run(sut: Sut) -> None:
     if PROFILE:
         profile = PROFILES[PROFILE]
         result = explore_rounds(
-            InProcessSut(),
+            sut,
             examples=profile.examples,
             steps=profile.steps,
             seed_value=SEED,
@@ -38,8 +51,6 @@ def test_stateful_machine() -> None:
             shrink=False,
         )
     else:
-        result = explore(
-            InProcessSut(), examples=EXAMPLES, steps=STEPS, seed_value=SEED, shrink=False
-        )
+        result = explore(sut, examples=EXAMPLES, steps=STEPS, seed_value=SEED, shrink=False)
     assert result.error is None, result.error
     assert result.failure is None, result.failure
