@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from session_toolset.adapter import server
+from session_toolset.adapter import World, server
 from session_toolset_harness.explore.run import explore
 from session_toolset_harness.explore.serve_sut import ServeSut
 
@@ -26,7 +26,7 @@ def test_a_fault_only_the_loop_shows_is_found(monkeypatch: pytest.MonkeyPatch) -
     goes through the loop sees that reply (the direct driver would see the exception)."""
     original = server.handle_line
 
-    def broken(world: server.World, line: bytes) -> server.Reply:
+    def broken(world: World, line: bytes) -> server.Reply:
         if b'"is_stale"' in line:
             raise RuntimeError("planted")
         return original(world, line)
