@@ -233,15 +233,20 @@ class WholeProtocolRules(RuleBasedStateMachine):
         self.faulty_fields(data)
 
     def faulty_fields(self, data: st.DataObject) -> None:
-        """A request with one, two or three faulty fields: the first in row order decides."""
+        """A request with one, two or three faulty fields: the first in row order decides.
+
+        The deciding field is drawn uniformly from the op's row and its fault uniformly from
+        the field kind's faults, so a late field (``authority``, ``provenance``, ``tags``) decides
+        as often as the first one; the other faults come after it and must not matter."""
         op = data.draw(st.sampled_from(sorted(ROWS)), label="op")
-        faults = data.draw(st.integers(1, 3), label="faults")
         row = ROWS[op]
-        broken = set(
-            data.draw(
-                st.lists(st.sampled_from(range(len(row))), min_size=1, max_size=faults),
-                label="faulty field indices",
-            )
+        first = data.draw(st.integers(0, len(row) - 1), label="deciding field")
+        later = range(first + 1, len(row))
+        extra = data.draw(st.integers(0, 2), label="more faults") if later else 0
+        broken = {first} | set(
+            data.draw(st.lists(st.sampled_from(later), max_size=extra), label="later faulty fields")
+            if extra
+            else ()
         )
         request: Reply = {"op": op}
         for index, (field, kind) in enumerate(row):

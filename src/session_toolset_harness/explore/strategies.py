@@ -302,7 +302,22 @@ def runtime_names() -> st.SearchStrategy[str]:
 # `raw_lines` above are fixed spellings; these are built token by token, so every lexical rule
 # (escapes and surrogate pairing, number grammar and range, literals, whitespace, repeated keys)
 # meets every position: a kept value, a value a repeated key discards, a key, a field the op reads.
-_UNITS = (0x41, 0x00, 0x1F, 0x22, 0x5C, 0x7F, 0xE9, 0x2028, 0xD7FF, 0xE000, 0xFEFF, 0xFFFF)
+_UNITS = (
+    0x61,
+    0x41,
+    0x3A,
+    0x00,
+    0x1F,
+    0x22,
+    0x5C,
+    0x7F,
+    0xE9,
+    0x2028,
+    0xD7FF,
+    0xE000,
+    0xFEFF,
+    0xFFFF,
+)
 _HIGH = (0xD800, 0xD83D, 0xDBFF)
 _LOW = (0xDC00, 0xDE00, 0xDFFF)
 
@@ -377,14 +392,25 @@ def _number_texts(bad: bool = False) -> st.SearchStrategy[str]:
 _WS = st.sampled_from(["", "", "", " ", "\t", "\r", " \t"])
 """JSON whitespace (never a newline: it ends the line)."""
 _AROUND = st.sampled_from(
-    ["", "", "", "", "", "", " ", "\t", "\r", " \t", "", "", "\x0b", "\x0c", "\xa0", "\u2028"]
+    ["", "", "", "", "", "", " ", "\t", "\r", " \t"] * 3 + ["\x0b", "\x0c", "\xa0"]
 )
-"""Before a line: mostly nothing or JSON whitespace; one in four not JSON whitespace."""
+"""Before a line: mostly nothing or JSON whitespace; one in eleven not JSON whitespace."""
 
 
-def json_texts(max_leaves: int = 8) -> st.SearchStrategy[str]:
+def bad_json_tokens() -> st.SearchStrategy[str]:
+    """One token SPEC.md 1.4 refuses: a string with a lone surrogate or a bad escape, a number
+    outside the grammar or the finite range, a literal JSON does not have, a bad container."""
+    return st.one_of(
+        json_string_texts(bad=True),
+        json_string_texts(bad=True),
+        _number_texts(bad=True),
+        st.sampled_from(["NaN", "-Infinity", "Infinity", "nul", "True", "[,]", "{,}", "[1,]"]),
+    )
+
+
+def json_texts(max_leaves: int = 6) -> st.SearchStrategy[str]:
     """A JSON value as text, built from the tokens above; objects often repeat a key, so the
-    first value is discarded (and must still be judged).  About one leaf in eight is invalid
+    first value is discarded (and must still be judged).  About one leaf in sixteen is invalid
     (a lone surrogate or bad escape in a string, a number outside the grammar, a bad literal),
     so most lines parse and the refusals come one cause at a time."""
     good = st.one_of(
@@ -394,12 +420,7 @@ def json_texts(max_leaves: int = 8) -> st.SearchStrategy[str]:
         _number_texts(),
         st.sampled_from(["true", "false", "null", "[]", "{}", "-0", "-0.0"]),
     )
-    bad = st.one_of(
-        json_string_texts(bad=True),
-        _number_texts(bad=True),
-        st.sampled_from(["NaN", "-Infinity", "Infinity", "nul", "True", "[,]", "{,}", "[1,]"]),
-    )
-    leaves = st.one_of(good, good, good, good, good, good, good, bad)
+    leaves = st.one_of(*[good] * 15, bad_json_tokens())
     named = st.sampled_from(['"a"', '"a"', '"b"', '"\\u0061"'])
     keys = st.one_of(named, named, named, json_string_texts(3), json_string_texts(2, bad=True))
 
@@ -415,6 +436,28 @@ def json_texts(max_leaves: int = 8) -> st.SearchStrategy[str]:
     return st.recursive(leaves, containers, max_leaves=max_leaves)
 
 
+def escaped(text: str) -> st.SearchStrategy[str]:
+    """``text`` as a JSON string's text with some characters written as \\u escapes (either
+    case; a character beyond the BMP as its surrogate pair): the same decoded value."""
+
+    def spell(char: str, escape: bool, upper: bool) -> str:
+        if char in '"\\' or ord(char) < 0x20:
+            escape = True
+        if not escape:
+            return char
+        units = char.encode("utf-16-be")
+        return "".join(
+            _u(int.from_bytes(units[i : i + 2], "big"), upper) for i in (0, 2)[: len(units) // 2]
+        )
+
+    flags = st.lists(
+        st.tuples(st.booleans(), st.booleans()), min_size=len(text), max_size=len(text)
+    )
+    return flags.map(
+        lambda fs: '"' + "".join(spell(c, e, u) for c, (e, u) in zip(text, fs, strict=True)) + '"'
+    )
+
+
 def json_text_lines() -> st.SearchStrategy[bytes]:
     """Request lines built from JSON text: a digest of a value (often after a discarded one), an
     identity op or `resolve` whose string field carries escapes, or an envelope whose ``op`` is
@@ -426,7 +469,7 @@ def json_text_lines() -> st.SearchStrategy[bytes]:
         + (f'"schema":{first},' if first else "")
         + f'"schema":{w}{v}'
         + "}",
-        st.one_of(st.just(""), st.just(""), value),
+        st.one_of(st.just(""), st.just(""), value, bad_json_tokens()),
         _WS,
         value,
     )
@@ -435,10 +478,16 @@ def json_text_lines() -> st.SearchStrategy[bytes]:
         st.sampled_from(
             [("tool_id_parse", "raw"), ("session_id_parse", "raw"), ("resolve", "wire_name")]
         ),
-        st.one_of(string, string.map(lambda s: '"a:' + s[1:])),
+        st.one_of(
+            string,
+            string.map(lambda s: '"a:' + s[1:]),
+            st.one_of(raw_tool_ids(), session_texts()).flatmap(escaped),
+            st.sampled_from(["builtin:read", "a:b", "ext.x-y:z_1", "s1"]).flatmap(escaped),
+        ),
     )
     op_values = st.one_of(
         st.sampled_from(['"hello"', '"Hello"', '"hello "', '"h\\u0065llo"', '"nope"', '""']),
+        st.sampled_from(["5", "null", "true", '["hello"]', '{"op":"hello"}']),
         value,
     )
     envelope = st.builds(
