@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
 import pytest
 
 from session_toolset.adapter import World, server
 from session_toolset_harness.explore.run import explore
-from session_toolset_harness.explore.serve_sut import ServeSut
+from session_toolset_harness.explore.serve_sut import CARRY_FORWARD_ENV, ServeSut
 
 pytestmark = pytest.mark.spec("2")
 
@@ -40,3 +43,37 @@ def test_a_fault_only_the_loop_shows_is_found(monkeypatch: pytest.MonkeyPatch) -
     assert result.error is None
     assert result.failure is not None
     assert "Internal" in str(result.failure)
+
+
+def test_the_loop_exits_0_at_eof_and_the_environment_is_restored(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(CARRY_FORWARD_ENV, raising=False)
+    sut = ServeSut(carry_forward_env="0")
+    assert os.environ[CARRY_FORWARD_ENV] == "0"
+    # PROTOCOL.md: rebuild's carry_forward defaults to true whatever the adapter's environment
+    result = explore(sut, examples=30, steps=30, seed_value=2, shrink=False)
+    sut.close()
+    assert result.error is None and result.failure is None
+    assert sut.exit_status == 0
+    assert CARRY_FORWARD_ENV not in os.environ
+
+
+def test_an_adapter_that_reads_its_environment_for_the_rebuild_default_is_found(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from session_toolset.adapter import ops
+
+    original = ops.rebuild_session_set
+
+    def env_default(*args: Any, carry_forward: bool | None = None, **kwargs: Any) -> Any:
+        # what an adapter that leaves the default to the library would do
+        return original(*args, carry_forward=None if carry_forward else carry_forward, **kwargs)
+
+    monkeypatch.setattr(ops, "rebuild_session_set", env_default)
+    sut = ServeSut(carry_forward_env="0")
+    try:
+        result = explore(sut, examples=100, steps=30, seed_value=0, shrink=False)
+    finally:
+        sut.close()
+    assert result.failure is not None

@@ -7,12 +7,20 @@ fed request lines through a queue standing for stdin and reading the reply lines
 exactly as `python -m session_toolset.adapter` would see and write them over pipes.  It is what
 the mutation tool's stateful suite can use to judge the loop the way `explore --adapter` would,
 without a child process per mutant.
+
+Two things a pipe would show are judged too: `serve` must return exit status 0 at EOF
+(`exit_status` after `close`; PROTOCOL.md: "EOF on stdin -> the adapter exits 0"), and, with
+``carry_forward_env``, the adapter runs with SPEC.md's ``SYNAPS_TOOLSET_CARRY_FORWARD`` set
+(restored on `close`): PROTOCOL.md fixes ``rebuild``'s default (``carry_forward`` true) and
+passes ``carry_forward_enabled`` its ``env`` explicitly, so no reply may depend on the adapter's
+own environment.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import os
 import queue
 import threading
 from collections.abc import Iterator, Sequence
@@ -25,6 +33,7 @@ from .sut import REQUEST_TIMEOUT_SECONDS, SutFailure
 
 Reply = dict[str, Any]
 _EOF = b""
+CARRY_FORWARD_ENV = "SYNAPS_TOOLSET_CARRY_FORWARD"
 
 
 class _Stdin:
@@ -60,8 +69,15 @@ class ServeSut:
 
     name = "reference (in-process, through serve)"
 
-    def __init__(self, timeout: float = REQUEST_TIMEOUT_SECONDS) -> None:
+    def __init__(
+        self, timeout: float = REQUEST_TIMEOUT_SECONDS, carry_forward_env: str | None = None
+    ) -> None:
         self.timeout = timeout
+        self.exit_status: int | None = None
+        self._saved_env = os.environ.get(CARRY_FORWARD_ENV)
+        self._env_set = carry_forward_env is not None
+        if carry_forward_env is not None:
+            os.environ[CARRY_FORWARD_ENV] = carry_forward_env
         self._stdin = _Stdin()
         self._stdout = _Stdout()
         self._stderr = io.StringIO()
@@ -117,3 +133,10 @@ class ServeSut:
     def close(self) -> None:
         self._stdin.lines.put(_EOF)
         self._thread.join(self.timeout)
+        self.exit_status = self._exit[0] if self._exit else None
+        if self._env_set:
+            if self._saved_env is None:
+                os.environ.pop(CARRY_FORWARD_ENV, None)
+            else:
+                os.environ[CARRY_FORWARD_ENV] = self._saved_env
+            self._env_set = False

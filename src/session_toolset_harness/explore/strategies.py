@@ -292,10 +292,16 @@ def raw_lines() -> st.SearchStrategy[bytes]:
 
 
 def runtime_names() -> st.SearchStrategy[str]:
-    """Runtime names whose aliases collide (same safe form) or sit at the 64-byte cut."""
+    """Runtime names whose aliases collide (same safe form) or sit at the 64-byte cut, and names
+    around the 128-byte wire-name bound (a name resolved by itself is echoed bounded)."""
     stems = st.sampled_from(["read", "Read", "re.ad", "re-ad", "re ad", "re_ad", "read_2", "ré"])
     cut = st.sampled_from([62, 63, 64, 65, 70]).map(lambda n: "r" * n)
-    return st.one_of(stems, cut, cut.map(lambda s: s + "_2"), unicode_text(1, 12))
+    wire = st.one_of(
+        st.sampled_from([127, 128, 129, 200]).map(lambda n: "w" * n),
+        st.sampled_from([63, 64, 65]).map(lambda n: "é" * n),
+        st.sampled_from([126, 127]).map(lambda n: "w" * n + "é"),
+    )
+    return st.one_of(stems, cut, cut.map(lambda s: s + "_2"), wire, unicode_text(1, 12))
 
 
 # -- JSON *text*: the lexical edges SPEC.md 1.4 judges anywhere in a line ----------------------
@@ -394,7 +400,7 @@ _WS = st.sampled_from(["", "", "", " ", "\t", "\r", " \t"])
 _AROUND = st.sampled_from(
     ["", "", "", "", "", "", " ", "\t", "\r", " \t"] * 3 + ["\x0b", "\x0c", "\xa0"]
 )
-"""Before a line: mostly nothing or JSON whitespace; one in eleven not JSON whitespace."""
+"""Around a line: mostly nothing or JSON whitespace; one in eleven not JSON whitespace."""
 
 
 def bad_json_tokens() -> st.SearchStrategy[str]:
@@ -503,4 +509,6 @@ def json_text_lines() -> st.SearchStrategy[bytes]:
     top = st.sampled_from(["digest"] * 5 + ["field"] * 3 + ["envelope", "value"]).flatmap(
         {"digest": digest, "field": field_ops, "envelope": envelope, "value": value}.__getitem__
     )
-    return st.builds(lambda a, t, b: a + t + b, _AROUND, top, _WS).map(lambda t: t.encode("utf-8"))
+    return st.builds(lambda a, t, b: a + t + b, _AROUND, top, _AROUND).map(
+        lambda t: t.encode("utf-8")
+    )

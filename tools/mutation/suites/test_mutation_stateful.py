@@ -11,7 +11,9 @@ examples x steps and its rounds (further seeds while a coverage minimum is unmet
 shortfall is not a kill: coverage is counted on the expected side and says nothing about the
 mutant.  ``MUTATION_STATEFUL_DRIVER=serve`` drives the adapter's whole stdin/stdout loop
 (`serve`, in a thread: what ``explore --adapter "python -m session_toolset.adapter"``
-exercises) instead of calling ``handle_line`` directly (``in-process``, the default).
+exercises) instead of calling ``handle_line`` directly (``in-process``, the default); then
+`serve` must also exit 0 at EOF, and the adapter runs with SPEC.md's carry-forward variable set
+to ``0`` (no PROTOCOL.md reply may depend on the adapter's environment).
 Shrinking is off: a kill needs one divergence, not the minimal one.
 """
 
@@ -31,11 +33,15 @@ DRIVER = os.environ.get("MUTATION_STATEFUL_DRIVER", "in-process")
 
 
 def test_stateful_machine() -> None:
-    sut: Sut = ServeSut() if DRIVER == "serve" else InProcessSut()
+    if DRIVER != "serve":
+        run(InProcessSut())
+        return
+    sut = ServeSut(carry_forward_env="0")
     try:
         run(sut)
     finally:
         sut.close()
+    assert sut.exit_status == 0, f"serve returned {sut.exit_status} at EOF"
 
 
 def run(sut: Sut) -> None:
