@@ -62,9 +62,10 @@ def test_the_loop_exits_0_at_eof_and_the_environment_is_restored(
 def test_an_adapter_that_reads_its_environment_for_the_rebuild_default_is_found(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    from session_toolset import host
     from session_toolset.adapter import ops
 
-    original = ops.rebuild_session_set
+    original = host.rebuild_session_set
 
     def env_default(*args: Any, carry_forward: bool | None = None, **kwargs: Any) -> Any:
         # what an adapter that leaves the default to the library would do
