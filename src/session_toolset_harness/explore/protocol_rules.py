@@ -142,6 +142,7 @@ JSON_VALUES: Final = gen.json_values()
 RAW_LINES: Final = gen.raw_lines()
 JSON_TEXT_LINES: Final = gen.json_text_lines()
 RUNTIME_NAMES: Final = gen.runtime_names()
+COLLIDING_NAMES: Final = gen.colliding_runtime_names()
 SUMMARIES: Final = gen.unicode_text(0, 300)
 TAGS: Final = st.lists(gen.unicode_text(0, 40), max_size=10)
 SHORT_TEXT: Final = gen.unicode_text(0, 20)
@@ -355,6 +356,40 @@ class WholeProtocolRules(RuleBasedStateMachine):
             self.step({"op": op, "tool": tool})
         else:
             self.step({"op": op, "set": name, "tool": tool})
+
+    @rule(data=st.data(), upsert=st.booleans())
+    def colliding_aliases(self, data: st.DataObject, upsert: bool) -> None:
+        """Records whose runtime names share one alias base (SPEC.md 4's ``base_N`` and the
+        64-byte cut), then every alias the world hands out resolved or called by wire name."""
+        names = data.draw(COLLIDING_NAMES, label="runtime names")
+        op = "catalog_upsert" if upsert else "catalog_insert"
+        ids = [f"wild:collide{index}" for index in range(len(names))]
+        for index, runtime_name in enumerate(names):
+            builtin = data.draw(st.booleans(), label="builtin-sourced")  # builtins come first
+            request: Reply = {
+                "op": op,
+                "source": {"kind": "builtin", "name": f"collide{index}"}
+                if builtin
+                else {"kind": "mcp", "server_id": "srv", "server_tool_name": f"collide{index}"},
+                "provenance": {"kind": "builtin_runtime"}
+                if builtin
+                else {"kind": "mcp_config", "server_id": "srv"},
+                "schema": pools.SCHEMAS[0],
+                "id": ids[index],
+                "runtime_name": runtime_name,
+            }
+            if upsert:
+                request["replaced"] = None
+            self.step(request)
+        sets = self.world.set_names()
+        for wire, entry in aliases(self.world.live()):
+            if entry.tool not in ids:
+                continue
+            if data.draw(st.booleans(), label="call it") and sets:
+                name = data.draw(st.sampled_from(sets), label="set")
+                self.step({"op": "authorize_wire", "set": name, "wire_name": wire})
+            else:
+                self.step({"op": "resolve", "wire_name": wire})
 
     def resolve_probe(self, data: st.DataObject) -> None:
         """Resolve (or authorize) a wire name: an alias or runtime name of a live record, a

@@ -304,6 +304,24 @@ def runtime_names() -> st.SearchStrategy[str]:
     return st.one_of(stems, cut, cut.map(lambda s: s + "_2"), wire, unicode_text(1, 12))
 
 
+def colliding_runtime_names() -> st.SearchStrategy[list[str]]:
+    """Two to four distinct runtime names with one safe form (SPEC.md 4: every character outside
+    ``[A-Za-z0-9_-]`` becomes ``_``), so all but one alias take a ``_N`` suffix; some bases sit
+    at the 64-byte cut, where the suffix must cut the base, and some names already spell a
+    suffixed alias (``read_2``) that a later collision must step over."""
+    bases = st.one_of(
+        st.sampled_from(["read", "a", "x-y"]),
+        st.sampled_from([61, 62, 63, 64, 65]).map(lambda n: "r" * n),
+    )
+
+    def family(base: str) -> st.SearchStrategy[list[str]]:
+        cut = base[:-1]
+        variants = [base, base + "_2", base + "_3", cut + ".", cut + " ", cut + "é", cut + ":"]
+        return st.lists(st.sampled_from(variants), min_size=2, max_size=4, unique=True)
+
+    return bases.flatmap(family)
+
+
 # -- JSON *text*: the lexical edges SPEC.md 1.4 judges anywhere in a line ----------------------
 # `raw_lines` above are fixed spellings; these are built token by token, so every lexical rule
 # (escapes and surrogate pairing, number grammar and range, literals, whitespace, repeated keys)
