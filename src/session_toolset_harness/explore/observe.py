@@ -111,8 +111,9 @@ class Observer:
         expect: Callable[[Reply], Reply],
         state: Callable[[], object],
     ) -> None:
-        """``expect`` answers a request from the expected side; ``state`` is a value that
-        changes whenever an expected observation can (expected observations are cached on it)."""
+        """``expect`` answers an observation request (a constant, already-parsed value) from
+        the expected side; ``state`` is a value that changes whenever an expected observation
+        can (expected observations are cached on it)."""
         self.ctx = ctx
         self._sut: Sut = ctx.sut if ctx.pipeline else LockStep(ctx.sut)
         self._expect = expect
