@@ -28,6 +28,7 @@ in full, its last observation when no accepted step came in between (no partial 
 from __future__ import annotations
 
 import dataclasses
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -121,7 +122,7 @@ class Observer:
         self.log: list[StepRecord] = []
         self._seen_state: object = _Unset
         self._expected: list[Reply] = []
-        self._pending: list[_Entry] = []
+        self._pending: deque[_Entry] = deque()
         self._outstanding = 0
         self._index = 0
         self._last_ok = 0
@@ -194,22 +195,27 @@ class Observer:
         self._outstanding += len(lines)
         self._sut.submit(lines)
         if self._outstanding >= self.ctx.window:
-            self.drain()
+            # A sliding window: check the older half and leave the rest in flight, so the SUT
+            # never runs dry while the explorer checks replies and generates the next steps.
+            self.drain(keep=self.ctx.window // 2)
 
     # -- checking ----------------------------------------------------------------------------
-    def drain(self) -> None:
-        """Read and check every outstanding reply, in order."""
-        pending, owed = self._pending, self._outstanding
-        self._pending, self._outstanding, self._received = [], 0, 0
+    def drain(self, keep: int = 0) -> None:
+        """Read and check outstanding replies in order, oldest step first, until at most
+        ``keep`` request lines are still unanswered (0: every one)."""
+        owed, self._received = self._outstanding, 0
         try:
-            for entry in pending:
-                self._check(entry)
+            while self._pending and owed - self._received > keep:
+                self._check(self._pending.popleft())
         except DivergenceError as err:
+            self._pending.clear()
+            self._outstanding = 0
             reason = self._resynchronize(owed - self._received)
             if reason is None or self.ctx.failure is None:
                 raise
             self.ctx.failure = dataclasses.replace(self.ctx.failure, reason=reason)
             raise DivergenceError(reason) from err
+        self._outstanding = owed - self._received
 
     def _resynchronize(self, owed: int) -> str | None:
         """After a divergence: read (and ignore) the replies still owed, so the SUT stays in
