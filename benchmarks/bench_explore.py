@@ -163,6 +163,17 @@ def main() -> None:
             f"--jobs 1 / --jobs 2, {label:<18} {one or 0:>8,.0f} {two or 0:>8,.0f} steps/s"
             + (f"   ratio {two / one:.2f}x" if one and two else "")
         )
+    # Per CPU-second of the explorer processes (the adapters' CPU not included): equal figures
+    # for one and two jobs mean nothing serializes; a wall ratio below 2 is then the cores the
+    # machine's other load (and each job's adapter process) took.
+    for label, figures in (("reference adapter", jobs), ("in-process", jobs_in)):
+        cpu = {n: figures[n].get("cpu") for n in (1, 2)}
+        if all(cpu.values()):
+            per = {n: float(figures[n]["steps"]) / float(cpu[n] or 1) for n in (1, 2)}
+            print(
+                f"explorer steps per CPU-s, {label:<13} {per[1]:>8,.0f} {per[2]:>8,.0f}"
+                f"   ratio {per[2] / per[1]:.2f}x"
+            )
 
 
 if __name__ == "__main__":

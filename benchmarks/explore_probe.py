@@ -53,6 +53,7 @@ def main() -> None:
                 {
                     "steps": result.steps,
                     "seconds": outcome.wall_seconds,
+                    "cpu": result.cpu_seconds,  # the workers' explorer CPU, summed
                     "failure": None if result.failure is None else result.failure.reason,
                     "error": result.error,
                 }
