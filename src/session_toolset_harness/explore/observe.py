@@ -4,8 +4,9 @@ The machine hands every step (its request and the oracle's expected reply) to an
 The observer decides which observation requests follow it, writes them to the system under test
 without waiting (pipelining: no request the explorer sends depends on a reply of the SUT — the
 next request is always computed from the expected side), and reads and checks the replies in
-order once a window of requests is outstanding, at the end of every example, or at once when
-pipelining is off.  A divergence is raised at the step it happened at, with the log up to it.
+order: the older half once a window of requests is outstanding (the rest stay in flight),
+every one at the end of every example, or each at once when pipelining is off.  A divergence
+is raised at the step it happened at, with the log up to it.
 
 What is observed after a step (`observation_items`):
 
