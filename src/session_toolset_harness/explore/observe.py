@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ..conform.jsonio import RawLine, encode_line
-from ..conform.matcher import first_difference
+from ..conform.matcher import first_difference, same_json
 from . import pools
 from .context import Divergence, DivergenceError, RunContext, StepRecord
 from .protocol_rules import op_name
@@ -170,7 +170,7 @@ class Observer:
         fresh = [self._expect(r) for r in OBSERVATION]
         old = self._expected
         if old:
-            fresh = [o if o == f else f for o, f in zip(old, fresh, strict=True)]
+            fresh = [o if same_json(o, f) else f for o, f in zip(old, fresh, strict=True)]
         self._expected, self._seen_state = fresh, state
         return fresh
 
@@ -266,7 +266,11 @@ class Observer:
         for i, record in zip(entry.items, records, strict=True):
             seen, exp = record.actual, record.expected
             bare = None if seen is None else _without_message(seen)
-            if bare is not None and exp is self._last_expected[i] and bare == self._last_actual[i]:
+            if (
+                bare is not None
+                and exp is self._last_expected[i]
+                and same_json(bare, self._last_actual[i])
+            ):
                 continue  # nothing moved on either side, and it matched before
             found = None if bare is None else first_difference(exp, bare)
             if bare is None or found is not None:
@@ -281,10 +285,10 @@ class Observer:
                     records,
                 )
             frame = code != "ok" and self._last_ok <= self._last_seen[i]
-            if frame and bare != self._last_actual[i]:
+            if frame and not same_json(bare, self._last_actual[i]):
                 op = "?" if request is None else op_name(request)
                 self._fail(f"rejected {op} ({code}) changed the SUT's state", records)
-            if frame and exp != self._last_expected[i]:
+            if frame and not same_json(exp, self._last_expected[i]):
                 op = "?" if request is None else op_name(request)
                 self._fail(f"oracle: rejected {op} ({code}) changed its state", records)
         if entry.probe:
