@@ -487,6 +487,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--jobs", type=int, default=2, help="mutants tested at once (default 2)")
     parser.add_argument("--sample", type=int, default=0, help="test N random mutants only")
     parser.add_argument("--sample-seed", type=int, default=0, help="seed for --sample (default 0)")
+    parser.add_argument(
+        "--mutants",
+        type=Path,
+        help="test only these mutants: a file of names, one per line, or a --json report "
+        "(its survivors), e.g. to re-check an earlier run's survivors after adding vectors",
+    )
     parser.add_argument("--json", type=Path, help="also write the full report as JSON here")
     parser.add_argument(
         "--markdown", type=Path, help="also write the scores and survivors as Markdown here"
@@ -532,6 +538,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _listed_mutants(path: Path) -> set[str]:
+    """The mutant names in ``path``: one per line, or a report (``--json``) whose survivors
+    are taken."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".json":
+        return {str(item["name"]) for item in json.loads(text)["survivors"]}
+    return {line.strip() for line in text.splitlines() if line.strip()}
+
+
 def _sample(suite: str, jobs: int, size: int, seed: int) -> list[str]:
     generate_only(WORK / suite, jobs)
     names = sorted(load_results(suite))
@@ -568,6 +583,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             prepare(suite, args.timeout_multiplier)
         if args.sample:
             names = _sample(suites[0], args.jobs, args.sample, args.sample_seed)
+        if args.mutants:
+            names = sorted(_listed_mutants(args.mutants))
         marker = WORK / SURVIVORS_ONLY_MARKER
         marker.unlink(missing_ok=True)
         for suite in suites:
