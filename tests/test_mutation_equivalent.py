@@ -107,3 +107,13 @@ def test_duplicates_and_rule_mistakes_are_reported() -> None:
         "m: rule 'wording' is not an upper-case name",
         f"rule {first['rule']}: 2 different reasons",
     ]
+
+
+def test_mutants_are_listed_from_names_or_from_a_report(tmp_path: Path) -> None:
+    run = _tool()
+    names = tmp_path / "names.txt"
+    names.write_text("a.x_f__mutmut_1\n\n  a.x_f__mutmut_2  \n", encoding="utf-8")
+    report = tmp_path / "report.json"
+    report.write_text(json.dumps({"survivors": [{"name": "b.x_g__mutmut_3"}]}), encoding="utf-8")
+    assert run._listed_mutants(names) == {"a.x_f__mutmut_1", "a.x_f__mutmut_2"}
+    assert run._listed_mutants(report) == {"b.x_g__mutmut_3"}
