@@ -117,13 +117,22 @@ class ConditionTable:
 
 
 _SITES: dict[tuple[str, int], str] = {}
+_NAMES: dict[str, str] = {}
+
+
+def _file_name(filename: str) -> str:
+    """``Path(filename).name``, memoized: asked at every recorded decision (explore's hot path)."""
+    name = _NAMES.get(filename)
+    if name is None:
+        name = _NAMES[filename] = Path(filename).name
+    return name
 
 
 def _site() -> str:
     """The transition line that wrote the decision (helpers' frames skipped), named by its
     module, function and source text - stable when other lines of the model move."""
     frame = sys._getframe(2)
-    while frame is not None and Path(frame.f_code.co_filename).name in _HELPERS:
+    while frame is not None and _file_name(frame.f_code.co_filename) in _HELPERS:
         frame = frame.f_back  # type: ignore[assignment]
     if frame is None:
         return "?"
@@ -166,7 +175,7 @@ class RecordingAlgebra(ConcreteAlgebra):
 
     def ite(self, c: Term, a: Term, b: Term) -> Term:
         caller = sys._getframe(1).f_code
-        if not (caller.co_name == "chain" and Path(caller.co_filename).name == "algebra.py"):
+        if not (caller.co_name == "chain" and _file_name(caller.co_filename) == "algebra.py"):
             d = self.table.decision(_site(), "ite", ("condition",))
             d.hit(0, "true" if _truth(c) else "false")
         return super().ite(c, a, b)
