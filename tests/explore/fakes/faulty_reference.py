@@ -16,6 +16,16 @@ import time
 from session_toolset.adapter import World, handle_line
 
 
+def _op(line: bytes) -> object:
+    """The op of a request line; None for a raw line that is not a JSON object (explore sends
+    malformed lines on purpose: the fault must not fire, or crash, on them)."""
+    try:
+        request = json.loads(line)
+    except ValueError:
+        return None
+    return request.get("op") if isinstance(request, dict) else None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--fault", choices=["crash", "hang", "extra"], required=True)
@@ -27,7 +37,7 @@ def main() -> int:
         line = raw.rstrip(b"\n")
         reply = handle_line(world, line)
         text = json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n"
-        if json.loads(line).get("op") == args.on:
+        if _op(line) == args.on:
             seen += 1
             if seen == args.nth:
                 if args.fault == "crash":
