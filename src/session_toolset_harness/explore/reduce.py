@@ -5,7 +5,8 @@ Hypothesis shrinks the *rules* of a failing example; a macro rule still sends se
 most of which may not matter.  `reduce` replays the shrunk request sequence from ``reset``
 against the system under test and a fresh expected world, and greedily removes chunks of
 requests (halves, then quarters, ... then single requests) for as long as the remaining sequence
-still diverges at the same operation.  Then `shrink_values` simplifies each request's values
+still diverges at the same operation (an exact grant's generation follows the catalog
+mutations left before it: `_regranted`).  Then `shrink_values` simplifies each request's values
 (shorter names, fewer members and elements, smaller numbers and schemas) under the same test,
 and chunk removal runs once more (a simpler value can make another request unnecessary).  The
 result is a sequence where every request is needed and no value tried simpler kept the
@@ -108,6 +109,33 @@ def reduce(sut: Sut, failure: Divergence, *, values: bool = True) -> Divergence:
     return _drop(kept[0], still, lambda: budget > 0)
 
 
+def _exact_grants(requests: list[Any]) -> set[int]:
+    """The `forge_grant` requests issued at the catalog generation of their moment (an exact
+    grant): a derived value, like a digest - when a catalog mutation before one is dropped, its
+    generation follows (`_regranted`).  A grant forged at another generation stays as it is."""
+    world, exact = World(), set()
+    for i, request in enumerate(requests):
+        if isinstance(request, dict) and request.get("op") == "forge_grant":
+            now = world.handle({"op": "catalog_state"}).get("generation")
+            if request.get("generation") == now:
+                exact.add(i)
+        expected_reply(world, request)
+    return exact
+
+
+def _regranted(requests: list[Any], exact: set[int]) -> list[Any]:
+    if not exact:
+        return requests
+    world, out = World(), []
+    for i, request in enumerate(requests):
+        if i in exact:
+            now = world.handle({"op": "catalog_state"}).get("generation")
+            request = {**request, "generation": now}
+        expected_reply(world, request)
+        out.append(request)
+    return out
+
+
 def _drop(
     best: Divergence,
     still: Callable[[list[Any]], Divergence | None],
@@ -123,7 +151,8 @@ def _drop(
             if len(candidate) == 0 or index + chunk > len(requests) - 1:
                 index += chunk
                 continue
-            found = still(candidate)
+            exact = {i if i < index else i - chunk for i in _exact_grants(requests)}
+            found = still(_regranted(candidate, exact))
             if found is not None:
                 best, requests, changed = found, [r.request for r in found.steps], True
             else:
