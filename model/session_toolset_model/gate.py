@@ -8,7 +8,7 @@ scope: the model's gate receives the live tool's id directly.
 
 from __future__ import annotations
 
-from .algebra import Algebra, Term, first_failure, when
+from .algebra import Algebra, Term, first_failure, guarded
 from .profiles import Variant
 from .state import Result, State, is_ok
 
@@ -32,7 +32,7 @@ def authorize(alg: Algebra, v: Variant, st: State, name: Term, tool: Term) -> Re
             covers = alg.and_(covers, alg.eq(alg.get(act, "gen"), st.gen))
         return covers
 
-    covers = when(alg, alg.is_some(act), grant_covers, alg.bool_(False))  # an activation's fields
+    covers = guarded(alg, alg.is_some(act), grant_covers)  # read only where is_act holds
     pinned_prov = alg.ite(is_core, alg.get(pin, "prov"), alg.get(act, "prov"))
     trust = alg.get(rec, "trust")
 
