@@ -333,3 +333,29 @@ def test_alias_rule() -> None:
     found = alias.resolve(live, "a.b")
     assert found is not None and found[1].tool == "x:0"
     assert alias.bounded("é" * 100) == "é" * 64
+
+
+def test_answer_is_handle_line_after_the_json_text() -> None:
+    """`World.answer` (the explorer's constant observation requests, already parsed) gives the
+    reply `handle` gives for the same request sent as a line, in a world with records, sets and
+    factory calls, and a `Protocol` error for a value that is not a request object."""
+    world = World()
+    builtin = {"source": {"kind": "builtin", "name": "read"}, "schema": {"type": "object"}}
+    steps: list[dict[str, Any]] = [
+        {"op": "catalog_insert", **builtin, "provenance": {"kind": "builtin_runtime"}},
+        {"op": "set_default_core", "name": "A", "session": "s1"},
+        {"op": "authorize", "set": "A", "tool": "builtin:read"},
+    ]
+    for step in steps:
+        assert world.handle(step)["ok"] is True, step
+    observations: list[Any] = [
+        {"op": "catalog_state"},
+        {"op": "snapshot", "set": "A"},
+        {"op": "snapshot", "set": "B"},
+        {"op": "factory_calls", "tool": "builtin:read"},
+        {"op": "nope"},
+    ]
+    for request in observations:
+        assert world.answer(request) == world.handle(request), request
+    assert world.answer({"op": "factory_calls", "tool": "builtin:read"})["calls"] == 1
+    assert world.answer(["op", "hello"]) == {"ok": False, "error": "Protocol"}
