@@ -333,3 +333,14 @@ def test_alias_rule() -> None:
     found = alias.resolve(live, "a.b")
     assert found is not None and found[1].tool == "x:0"
     assert alias.bounded("é" * 100) == "é" * 64
+
+
+def test_set_names_lists_the_sets_created_in_byte_order() -> None:
+    """The world's set listing (what explore snapshots after each step): every name a set was
+    stored under, sorted, a replaced name once; a failed set_new adds nothing (SPEC.md §6)."""
+    w = _world()
+    for name in ("b", "B", "a"):
+        assert w.handle({"op": "set_new", "name": name, "session": "s", "core": []})["ok"] is True
+    assert w.handle({"op": "set_new", "name": "x", "session": "s", "core": ["a:b"]})["ok"] is False
+    assert w.handle({"op": "set_new", "name": "a", "session": "t", "core": []})["ok"] is True
+    assert w.set_names() == ["A", "B", "a", "b"]
