@@ -5,11 +5,15 @@ figures for another revision of the tree (``git archive REV``), measured in the 
 their ratios.  Prints figures and asserts nothing.
 
     python benchmarks/bench_explore.py [--baseline REV] [--examples N] [--steps N]
-                                       [--jobs-examples N] [--seed S] [--quick]
+                                       [--jobs-examples N] [--seed S] [--quick] [--repeat N]
 
 Every figure is one exploration in a fresh interpreter (``explore_probe.py``): wall-clock steps
-per second, shrinking off, fixed seed, so both trees explore the same examples.  The machine's
-load average is printed before and after: on a shared machine the ratios are the point.
+per second, shrinking off, fixed seed, so both trees explore the same examples.  With
+``--repeat N`` every figure is measured N times, the trees interleaved, and the best (shortest)
+time kept: on a machine shared with other jobs that is the figure least disturbed by them.  Steps
+per CPU-second of the explorer process (an adapter's CPU not included) are printed too: they
+move much less with the machine's load than wall-clock figures.  The machine's load average is
+printed before and after: on a shared machine the ratios are the point.
 """
 
 from __future__ import annotations
@@ -61,10 +65,19 @@ def probe(tree: Path | None, *args: str) -> dict[str, Any]:
     return value
 
 
-def rate(result: dict[str, Any] | None) -> float | None:
-    if result is None or not result["seconds"]:
+def rate(result: dict[str, Any] | None, key: str = "seconds") -> float | None:
+    if result is None or not result.get(key):
         return None
-    return float(result["steps"]) / float(result["seconds"])
+    return float(result["steps"]) / float(result[key])
+
+
+def best(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The repeats of one figure (same seed, same steps): the shortest wall and CPU times."""
+    merged = dict(results[0])
+    for key in ("seconds", "cpu"):
+        values = [float(r[key]) for r in results if r.get(key)]
+        merged[key] = min(values) if values else None
+    return merged
 
 
 def load() -> str:
@@ -82,7 +95,9 @@ def main() -> None:
     parser.add_argument("--jobs-examples", type=int, default=600)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="a quarter of the budget")
+    parser.add_argument("--repeat", type=int, default=1, help="best of N runs per figure")
     args = parser.parse_args()
+    repeat = max(args.repeat, 1)
     scale = 4 if args.quick else 1
     budget = [
         "--examples",
@@ -111,16 +126,24 @@ def main() -> None:
         rows: list[tuple[str, dict[str, Any] | None, dict[str, Any] | None]] = []
 
         def row(name: str, *extra: str, both: bool = True, replay: bool = False) -> None:
-            figures: dict[str, dict[str, Any] | None] = {}
-            for label, tree in trees.items():
-                if label == "today" and not both:
-                    figures[label] = None
-                    continue
-                options = list(extra)
-                if replay:
-                    options += ["--adapter", f"{sys.executable} {REPLAY} {recordings[label]}"]
-                figures[label] = probe(tree, *budget, *options)
+            runs: dict[str, list[dict[str, Any]]] = {label: [] for label in trees}
+            for _ in range(repeat):  # interleaved, so a burst of load hits both trees alike
+                for label, tree in trees.items():
+                    if label == "today" and not both:
+                        continue
+                    options = list(extra)
+                    if replay:
+                        options += ["--adapter", f"{sys.executable} {REPLAY} {recordings[label]}"]
+                    runs[label].append(probe(tree, *budget, *options))
+            figures = {label: best(r) if r else None for label, r in runs.items()}
             rows.append((name, figures.get("today"), figures["now"]))
+
+        def jobs_figures(*extra: str) -> dict[int, dict[str, Any]]:
+            runs: dict[int, list[dict[str, Any]]] = {1: [], 2: []}
+            for _ in range(repeat):
+                for n in (1, 2):
+                    runs[n].append(probe(None, *jobs_budget, "--jobs", str(n), *extra))
+            return {n: best(r) for n, r in runs.items()}
 
         row("in-process (reference)")
         row("reference adapter subprocess, pipelined", "--adapter", REFERENCE)
@@ -141,28 +164,37 @@ def main() -> None:
         )
         row("fast replay adapter, pipelined", replay=True)
         row("fast replay adapter, not pipelined", "--no-pipeline", both=False, replay=True)
-        jobs = {
-            n: probe(None, *jobs_budget, "--jobs", str(n), "--adapter", REFERENCE) for n in (1, 2)
-        }
-        jobs_in = {n: probe(None, *jobs_budget, "--jobs", str(n)) for n in (1, 2)}
+        jobs = jobs_figures("--adapter", REFERENCE)
+        jobs_in = jobs_figures()
     print(f"load average after:  {load()}")
     print()
-    print(f"{'steps/s (wall)':<48} {'today':>8} {'now':>8} {'ratio':>7}")
-    for name, today, now in rows:
-        t, n = rate(today), rate(now)
-        ratio = f"{n / t:6.2f}x" if t and n else ""
-        print(
-            f"{name:<48} {t or 0:>8,.0f} {n or 0:>8,.0f} {ratio:>7}"
-            if t
-            else f"{name:<48} {'':>8} {n or 0:>8,.0f}"
-        )
-    print()
+    for title, key in (("steps/s (wall)", "seconds"), ("steps per CPU-s (explorer)", "cpu")):
+        print(f"{title:<48} {'today':>8} {'now':>8} {'ratio':>7}")
+        for name, today, now in rows:
+            t, n = rate(today, key), rate(now, key)
+            ratio = f"{n / t:6.2f}x" if t and n else ""
+            print(
+                f"{name:<48} {t or 0:>8,.0f} {n or 0:>8,.0f} {ratio:>7}"
+                if t
+                else f"{name:<48} {'':>8} {n or 0:>8,.0f}"
+            )
+        print()
     for label, figures in (("reference adapter", jobs), ("in-process", jobs_in)):
         one, two = rate(figures[1]), rate(figures[2])
         print(
             f"--jobs 1 / --jobs 2, {label:<18} {one or 0:>8,.0f} {two or 0:>8,.0f} steps/s"
             + (f"   ratio {two / one:.2f}x" if one and two else "")
         )
+    # Per CPU-second of the explorer processes (the adapters' CPU not included): equal figures
+    # for one and two jobs mean nothing serializes; a wall ratio below 2 is then the cores the
+    # machine's other load (and each job's adapter process) took.
+    for label, figures in (("reference adapter", jobs), ("in-process", jobs_in)):
+        per = {n: rate(figures[n], "cpu") for n in (1, 2)}
+        if per[1] and per[2]:
+            print(
+                f"explorer steps per CPU-s, {label:<13} {per[1]:>8,.0f} {per[2]:>8,.0f}"
+                f"   ratio {per[2] / per[1]:.2f}x"
+            )
 
 
 if __name__ == "__main__":

@@ -53,6 +53,7 @@ def main() -> None:
                 {
                     "steps": result.steps,
                     "seconds": outcome.wall_seconds,
+                    "cpu": result.cpu_seconds,  # the workers' explorer CPU, summed
                     "failure": None if result.failure is None else result.failure.reason,
                     "error": result.error,
                 }
@@ -80,7 +81,7 @@ def main() -> None:
         options["pipeline"] = not args.no_pipeline
     if args.window is not None and "window" in accepted:
         options["window"] = args.window
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     result = run.explore(
         target,
         examples=args.examples,
@@ -89,7 +90,7 @@ def main() -> None:
         shrink=False,
         **options,
     )
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     target.close()
     if args.record:
         with open(args.record, "w", encoding="utf-8") as out:
@@ -100,6 +101,7 @@ def main() -> None:
             {
                 "steps": result.steps,
                 "seconds": seconds,
+                "cpu": cpu,  # this process only (an adapter's CPU not included)
                 "failure": None if result.failure is None else result.failure.reason,
                 "error": result.error,
                 "module": run.__file__,

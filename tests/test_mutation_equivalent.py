@@ -12,6 +12,7 @@ mutant (docs/mutation.md).
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -50,6 +51,24 @@ def test_every_equivalent_entry_matches_a_mutant_of_the_current_tree(generated: 
     assert run.equivalence_problems(entries, work, mutants) == []
 
 
+def test_the_equivalent_list_has_no_duplicates_and_one_reason_per_rule() -> None:
+    run = _tool()
+    entries = run.load_equivalent_entries()
+    assert len(entries) > 100
+    assert run.entry_list_problems(entries) == []
+
+
+def test_every_where_reads_the_first_line_its_mutant_removes(generated: Generated) -> None:
+    # Independent of the tool's own line arithmetic: the source line the entry names is the
+    # first line the recorded diff removes.
+    run, _, _ = generated
+    root = TOOL.parents[2]
+    for entry in run.load_equivalent_entries():
+        path, _, line = entry["where"].rpartition(":")
+        source = (root / path).read_text(encoding="utf-8").splitlines()
+        assert source[int(line) - 1].strip() == entry["removed"][0], entry["mutant"]
+
+
 def test_a_moved_or_missing_mutant_is_reported(generated: Generated) -> None:
     run, work, mutants = generated
     name, entry = next(iter(sorted(run.load_equivalent().items())))
@@ -59,3 +78,42 @@ def test_a_moved_or_missing_mutant_is_reported(generated: Generated) -> None:
     assert len(problems) == 2
     assert problems[0].startswith(f"{name}: the mutant now changes ")
     assert problems[1] == f"{gone}: no such mutant of the current tree"
+
+
+def test_a_stale_where_is_reported(generated: Generated) -> None:
+    run, work, mutants = generated
+    name, entry = next(iter(sorted(run.load_equivalent().items())))
+    path, _, line = entry["where"].rpartition(":")
+    moved = dict(entry, where=f"{path}:{int(line) + 1}")
+    problems = run.equivalence_problems({name: moved}, work, mutants)
+    assert problems == [
+        f"{name}: the mutant is at {entry['where']}, the entry says {moved['where']}"
+    ]
+
+
+def test_duplicates_and_rule_mistakes_are_reported() -> None:
+    run = _tool()
+    first, second = run.load_equivalent_entries()[:2]
+    assert first["rule"] == second["rule"]
+    twice = dict(first)
+    same_change = dict(first, mutant=first["mutant"] + "_again")
+    other_reason = dict(second, reason="another argument")
+    lower = dict(second, mutant="m", where="w", rule="wording")
+    problems = run.entry_list_problems([first, twice, same_change, other_reason, lower])
+    change = json.dumps([first["where"], first["removed"], first["added"]])
+    assert problems == [
+        f"{first['mutant']}: 2 entries",
+        f"the change {change} has 3 entries",
+        "m: rule 'wording' is not an upper-case name",
+        f"rule {first['rule']}: 2 different reasons",
+    ]
+
+
+def test_mutants_are_listed_from_names_or_from_a_report(tmp_path: Path) -> None:
+    run = _tool()
+    names = tmp_path / "names.txt"
+    names.write_text("a.x_f__mutmut_1\n\n  a.x_f__mutmut_2  \n", encoding="utf-8")
+    report = tmp_path / "report.json"
+    report.write_text(json.dumps({"survivors": [{"name": "b.x_g__mutmut_3"}]}), encoding="utf-8")
+    assert run._listed_mutants(names) == {"a.x_f__mutmut_1", "a.x_f__mutmut_2"}
+    assert run._listed_mutants(report) == {"b.x_g__mutmut_3"}

@@ -12,7 +12,10 @@ Contract for writers of transitions (what keeps the two interpretations equal):
 
 - both branches of `ite` are evaluated eagerly; the concrete interpretation tolerates *junk*
   (fields of an absent option are ``None``), exactly as Z3 leaves them unspecified.  A branch
-  that is not selected may compute junk but must not raise.
+  that is not selected may compute junk but must not raise.  A value that reads fields of an
+  option is written `when` (the option is present) rather than as a conjunct beside the
+  presence test, or `guarded` when it is only used where the option is present, so no
+  decision is recorded on junk (see `guarded`).
 - `update_map(m, cands, fn)`: ``fn(k, m[k])`` must equal ``m[k]`` for every key outside the
   candidate keys ``cands``.  Z3 ignores ``cands`` (it builds a lambda over all keys); the concrete
   interpretation only visits ``cands``.  `keys`, `seq_keys` and `union` build candidate sets.
@@ -111,6 +114,32 @@ def chain(
     for cond, outcome in reversed(listed):
         result = alg.ite(cond, outcome, result)
     return result
+
+
+def guarded(alg: Algebra, cond: Term, then: Callable[[], Term]) -> Term:
+    """``then()``, a value that means something only under ``cond`` (typically: it reads the
+    fields of an option ``cond`` says is present) and is only ever used where ``cond`` holds.
+
+    Both interpretations evaluate ``then()`` as usual (eagerly, junk tolerated), but an
+    interpretation that records condition coverage is told the guard (``enter_guard`` /
+    ``exit_guard``): the concrete recorder counts the decisions inside ``then()`` only when
+    ``cond`` holds, and the Z3 recorder gives them ``cond`` as a premise, so both state the same
+    thing about them.  Without the guard a conjunct read from an absent option would be a
+    condition outcome Z3 can produce (the field is unspecified) and the concrete run cannot."""
+    enter = getattr(alg, "enter_guard", None)
+    if enter is None:
+        return then()
+    enter(cond)
+    try:
+        return then()
+    finally:
+        alg.exit_guard()  # type: ignore[attr-defined]
+
+
+def when(alg: Algebra, cond: Term, then: Callable[[], Term], otherwise: Term) -> Term:
+    """``ite(cond, then(), otherwise)`` with ``then()`` `guarded` by ``cond``: for a value that
+    is also used where ``cond`` is false."""
+    return alg.ite(cond, guarded(alg, cond, then), otherwise)
 
 
 def seq_contains(alg: Algebra, s: Term, key: str, k: Term) -> Term:

@@ -7,7 +7,7 @@ sets' own pinned generation, never absorbed.
 
 from __future__ import annotations
 
-from .algebra import MAX_GENERATION, Algebra, Term, first_failure
+from .algebra import MAX_GENERATION, Algebra, Term, first_failure, when
 from .profiles import Variant
 from .state import Result, State, is_ok
 
@@ -86,11 +86,10 @@ def upsert(
 ) -> Result:
     """`upsert(replaced, record)`: one mutation replacing a record (``replaced`` may be null)."""
     exhausted, nxt = checked_next(alg, v, st.gen)
-    other = alg.and_(has_replaced, alg.not_(alg.eq(replaced, tool)))
-    dup = alg.and_(
-        alg.or_(alg.not_(has_replaced), alg.not_(alg.eq(replaced, tool))),
-        alg.is_some(alg.select(st.catalog, tool)),
-    )
+    # `replaced` is junk when null: the comparison is read only when it is given
+    elsewhere = when(alg, has_replaced, lambda: alg.not_(alg.eq(replaced, tool)), alg.bool_(True))
+    other = alg.and_(has_replaced, elsewhere)
+    dup = alg.and_(elsewhere, alg.is_some(alg.select(st.catalog, tool)))
     code = first_failure(
         alg,
         [(dup, "CatalogError.DuplicateToolId"), (exhausted, "CatalogError.GenerationExhausted")],

@@ -18,6 +18,10 @@ of the transition that wrote it):
 The concrete interpretation evaluates both branches of every ``ite`` eagerly (see `algebra`), so
 a decision inside an unselected branch is recorded too: the table is a statement about the
 conditions the definition evaluated, which over-approximates the conditions a run "needed".
+Two exceptions keep junk out of the table: a value written `algebra.when` or `algebra.guarded`
+(it reads an option only meaningful when present) is recorded only while its guard holds, and a
+map update visits only its candidate keys.  The Z3 side (`session_toolset_proofs.conditions`)
+takes both as premises, so a listed-unreachable outcome's proof states what the recording does.
 """
 
 from __future__ import annotations
@@ -117,13 +121,22 @@ class ConditionTable:
 
 
 _SITES: dict[tuple[str, int], str] = {}
+_NAMES: dict[str, str] = {}
+
+
+def _file_name(filename: str) -> str:
+    """``Path(filename).name``, memoized: asked at every recorded decision (explore's hot path)."""
+    name = _NAMES.get(filename)
+    if name is None:
+        name = _NAMES[filename] = Path(filename).name
+    return name
 
 
 def _site() -> str:
     """The transition line that wrote the decision (helpers' frames skipped), named by its
     module, function and source text - stable when other lines of the model move."""
     frame = sys._getframe(2)
-    while frame is not None and Path(frame.f_code.co_filename).name in _HELPERS:
+    while frame is not None and _file_name(frame.f_code.co_filename) in _HELPERS:
         frame = frame.f_back  # type: ignore[assignment]
     if frame is None:
         return "?"
@@ -143,7 +156,17 @@ class RecordingAlgebra(ConcreteAlgebra):
         base = concrete_algebra()
         super().__init__(base._unverified, base._progressive)
         self.table = table
-        self._in_chain = 0
+        self._guards: list[bool] = []
+        self._off = 0
+        """How many enclosing `algebra.when` guards are false: nothing is recorded then."""
+
+    def enter_guard(self, cond: Term) -> None:
+        held = _truth(cond)
+        self._guards.append(held)
+        self._off += not held
+
+    def exit_guard(self) -> None:
+        self._off -= not self._guards.pop()
 
     def _junction(self, kind: str, xs: Iterable[Term]) -> None:
         values = tuple(_truth(x) for x in xs)
@@ -152,6 +175,8 @@ class RecordingAlgebra(ConcreteAlgebra):
         d = self.table.decision(
             _site(), kind, tuple(f"operand {i + 1}" for i in range(len(values)))
         )
+        if self._off:  # the decision exists; this evaluation is on junk
+            return
         d.vectors.add(values)
         for i, v in enumerate(values):
             d.hit(i, "true" if v else "false")
@@ -166,13 +191,17 @@ class RecordingAlgebra(ConcreteAlgebra):
 
     def ite(self, c: Term, a: Term, b: Term) -> Term:
         caller = sys._getframe(1).f_code
-        if not (caller.co_name == "chain" and Path(caller.co_filename).name == "algebra.py"):
+        in_chain = caller.co_name == "chain" and _file_name(caller.co_filename) == "algebra.py"
+        if not in_chain:
             d = self.table.decision(_site(), "ite", ("condition",))
-            d.hit(0, "true" if _truth(c) else "false")
+            if not self._off:
+                d.hit(0, "true" if _truth(c) else "false")
         return super().ite(c, a, b)
 
     def note_checks(self, conds: tuple[Term, ...], labels: tuple[str, ...]) -> None:
         d = self.table.decision(_site(), "checks", labels)
+        if self._off:
+            return
         for i, c in enumerate(conds):
             if _truth(c):
                 d.hit(i, "true")

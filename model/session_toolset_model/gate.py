@@ -8,7 +8,7 @@ scope: the model's gate receives the live tool's id directly.
 
 from __future__ import annotations
 
-from .algebra import Algebra, Term, first_failure
+from .algebra import Algebra, Term, first_failure, guarded
 from .profiles import Variant
 from .state import Result, State, is_ok
 
@@ -22,12 +22,17 @@ def authorize(alg: Algebra, v: Variant, st: State, name: Term, tool: Term) -> Re
     is_core = alg.is_some(pin)
     is_act = alg.and_(alg.not_(is_core), alg.is_some(act))
     rec_digest = alg.get(rec, "digest")
-    covers = alg.and_(
-        alg.eq(alg.get(act, "session"), alg.get(s, "session")),
-        alg.eq(alg.get(act, "digest"), rec_digest),
-    )
-    if v.has("gate_checks_grant_generation"):
-        covers = alg.and_(covers, alg.eq(alg.get(act, "gen"), st.gen))
+
+    def grant_covers() -> Term:
+        covers = alg.and_(
+            alg.eq(alg.get(act, "session"), alg.get(s, "session")),
+            alg.eq(alg.get(act, "digest"), rec_digest),
+        )
+        if v.has("gate_checks_grant_generation"):
+            covers = alg.and_(covers, alg.eq(alg.get(act, "gen"), st.gen))
+        return covers
+
+    covers = guarded(alg, alg.is_some(act), grant_covers)  # read only where is_act holds
     pinned_prov = alg.ite(is_core, alg.get(pin, "prov"), alg.get(act, "prov"))
     trust = alg.get(rec, "trust")
 

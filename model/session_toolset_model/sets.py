@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .algebra import Algebra, Term, chain, first_failure, seq_contains
+from .algebra import Algebra, Term, chain, first_failure, seq_contains, when
 from .outcomes import ACTIVATION, wrap
 from .profiles import Variant
 from .state import Result, State, choose, is_ok
@@ -406,14 +406,18 @@ def revoke_exact(alg: Algebra, v: Variant, st: State, name: Term, tool: Term) ->
 
 
 def still_matches(alg: Algebra, v: Variant, rec: Term, act: Term) -> Term:
-    """A rebuild carries an activation only if its record is present, unchanged and trusted."""
-    same_prov = alg.eq(alg.get(rec, "prov"), alg.get(act, "prov"))
-    return alg.and_(
-        alg.is_some(rec),
-        alg.eq(alg.get(rec, "digest"), alg.get(act, "digest")),
-        alg.bool_(True) if v.has("rebuild_ignores_provenance") else same_prov,
-        alg.eq(alg.get(rec, "trust"), alg.trust("trusted")),
-    )
+    """A rebuild carries an activation only if its record is present, unchanged and trusted
+    (the record's fields are compared only when it is present: `algebra.when`)."""
+
+    def unchanged_and_trusted() -> Term:
+        same_prov = alg.eq(alg.get(rec, "prov"), alg.get(act, "prov"))
+        return alg.and_(
+            alg.eq(alg.get(rec, "digest"), alg.get(act, "digest")),
+            alg.bool_(True) if v.has("rebuild_ignores_provenance") else same_prov,
+            alg.eq(alg.get(rec, "trust"), alg.trust("trusted")),
+        )
+
+    return when(alg, alg.is_some(rec), unchanged_and_trusted, alg.bool_(False))
 
 
 def rebuilt_for_catalog(

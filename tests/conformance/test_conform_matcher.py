@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from session_toolset_harness.conform.jsonio import JsonTextError, parse_strict
-from session_toolset_harness.conform.matcher import first_difference, matches
+from session_toolset_harness.conform.matcher import first_difference, matches, same_json
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
@@ -96,3 +96,21 @@ def test_parse_strict_keeps_json_types_exact() -> None:
 def test_parse_strict_refuses_what_is_not_json(text: str) -> None:
     with pytest.raises(JsonTextError):
         parse_strict(text)
+
+
+@pytest.mark.parametrize(
+    ("left", "right", "same"),
+    [
+        (0, False, False),
+        (1, 1.0, False),
+        ({"calls": 0}, {"calls": False}, False),
+        ([1, [2]], [1, [2.0]], False),
+        ({"a": 1}, {"a": 1, "b": None}, False),  # exact, not the subset rule
+        ({"a": [True, None, "x", -0.0]}, {"a": [True, None, "x", -0.0]}, True),
+    ],
+)
+def test_same_json_compares_json_types_at_every_depth(
+    left: object, right: object, same: bool
+) -> None:
+    assert same_json(left, right) is same
+    assert same_json(right, left) is same

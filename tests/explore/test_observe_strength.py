@@ -32,8 +32,27 @@ class StaleCheckCountsACall(InProcessSut):
             self.world.factory_calls["mcp.srv:query"] += 1
 
 
-def machine() -> tuple[ExploreMachine, RunContext]:
-    ctx = RunContext(StaleCheckCountsACall(), pools.reference_digests())
+class StaleCheckTurnsCountsToBooleans(InProcessSut):
+    """The fault: after an ``is_stale`` request, every ``factory_calls`` reply says ``false``
+    for a count of 0. Python's ``==`` calls the two equal (``0 == False``), so an observation
+    compared with ``==`` against its last reply would skip it; JSON says they differ."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.spoiled = False
+
+    def submit(self, lines: Sequence[bytes]) -> None:
+        for line in lines:
+            self.spoiled |= line.startswith(b'{"op":"is_stale"')
+            super().submit([line])
+            if self.spoiled and line.startswith(b'{"op":"factory_calls"'):
+                reply = self._replies[-1]
+                if reply.get("calls") == 0:
+                    self._replies[-1] = {**reply, "calls": False}
+
+
+def machine(sut: InProcessSut | None = None) -> tuple[ExploreMachine, RunContext]:
+    ctx = RunContext(sut or StaleCheckCountsACall(), pools.reference_digests())
     return ExploreMachine(ctx), ctx
 
 
@@ -69,3 +88,14 @@ def test_explore_finds_the_skipped_observation_fault() -> None:
     result = explore(StaleCheckCountsACall(), examples=100, steps=30, seed_value=0, shrink=False)
     assert result.failure is not None
     assert "factory_calls" in result.failure.reason
+
+
+def test_an_unchanged_value_that_changes_json_type_is_still_compared() -> None:
+    m, ctx = machine(StaleCheckTurnsCountsToBooleans())
+    m.step(INSERT)
+    m.step({"op": "set_new", "name": "A", "session": "s1", "core": ["builtin:read"]})
+    m.step({"op": "is_stale", "set": "A"})
+    with pytest.raises(DivergenceError):
+        m.teardown()
+    assert ctx.failure is not None
+    assert "factory_calls" in ctx.failure.reason and "boolean" in ctx.failure.reason

@@ -3,11 +3,22 @@ each of which is needed."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from miniatures import mini_rebuild_ignores_trust
+from session_toolset_model.world import World
 
+from session_toolset_harness.explore.protocol_rules import op_name
 from session_toolset_harness.explore.reduce import replay
 from session_toolset_harness.explore.run import explore
+from session_toolset_harness.explore.shrink_values import (
+    _candidates,
+    _rederive_digests,
+    _replace,
+    shrink_values,
+    size,
+)
 from session_toolset_harness.explore.sut import InProcessSut
 
 pytestmark = pytest.mark.spec("3")
@@ -26,7 +37,79 @@ def test_the_rebuild_bug_shrinks_to_a_handful_of_needed_requests() -> None:
             without = replay(sut, requests[:index] + requests[index + 1 :])
             same_op = without is not None and without.steps[-1].request["op"] == requests[-1]["op"]
             assert not same_op, f"request {index + 1} is not needed"
+        # the values are shrunk too: the bug has nothing to do with schemas, so every schema
+        # is the empty object (the grants' digests re-derived to match), and no simpler value
+        # of any request keeps the divergence
+        schemas = [r["schema"] for r in requests if "schema" in r]
+        assert schemas and all(schema == {} for schema in schemas), schemas
+        for index, request in enumerate(requests):
+            for path, replacement in _candidates(request):
+                changed = _replace(request, path, replacement)
+                candidate = [*requests[:index], changed, *requests[index + 1 :]]
+                found = replay(sut, _rederive_digests(candidate, request, changed, path))
+                assert found is None or op_name(found.steps[-1].request) != requests[-1]["op"], (
+                    index,
+                    path,
+                )
     assert replay(InProcessSut(), requests) is None  # the reference agrees with the world
+
+
+def _records(requests: list[Any]) -> list[dict[str, Any]]:
+    world = World()
+    for request in requests:
+        world.handle(request)
+    records: list[dict[str, Any]] = world.handle({"op": "catalog_state"})["records"]
+    return records
+
+
+def test_values_shrink_and_a_grant_follows_its_record() -> None:
+    """A stand-in divergence: "an activation exists".  Shrinking removes the optional fields,
+    empties the schema (the grant's digest re-derived by the world, or the activation would
+    fail), and renames the extension, tool, session and set everywhere at once."""
+    schema = {"type": "object", "properties": {"q": {"type": "string"}}}
+    digest = World().handle({"op": "digest", "schema": schema})["digest"]
+    requests: list[Any] = [
+        {
+            "op": "catalog_insert",
+            "source": {"kind": "extension", "extension_id": "acme", "tool_name": "lint"},
+            "provenance": {"kind": "extension_manifest", "extension_id": "acme"},
+            "schema": schema,
+            "summary": "lints things",
+            "tags": ["x", "y"],
+        },
+        {"op": "set_new", "name": "main", "session": "session-1", "core": []},
+        {
+            "op": "forge_grant",
+            "name": "g1",
+            "session": "session-1",
+            "tool": "ext.acme:lint",
+            "generation": 1,
+            "digest": digest,
+        },
+        {"op": "activate", "set": "main", "grant": "g1"},
+    ]
+
+    def activated(candidate: list[Any]) -> list[Any] | None:
+        world = World()
+        replies = [world.handle(r) for r in candidate]
+        return candidate if replies[-1].get("ok") else None
+
+    assert activated(requests) is not None
+    budget = [300]
+
+    def left() -> bool:
+        budget[0] -= 1
+        return budget[0] > 0
+
+    shrunk = shrink_values(requests, activated, left)
+    insert, new, grant, activate = shrunk
+    assert insert["schema"] == {} and "summary" not in insert and "tags" not in insert
+    (record,) = _records(shrunk)
+    assert grant["digest"] == record["digest"] != digest
+    assert grant["tool"] == record["id"] and record["id"] != "ext.acme:lint"
+    assert new["session"] == grant["session"] and len(new["session"]) == 1
+    assert activate["set"] == new["name"] and len(new["name"]) == 1
+    assert size(shrunk) < size(requests) and budget[0] > 0
 
 
 def test_a_raw_line_step_is_written_as_send_line_or_send_hex() -> None:

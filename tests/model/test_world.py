@@ -344,3 +344,29 @@ def test_set_names_lists_the_sets_created_in_byte_order() -> None:
     assert w.handle({"op": "set_new", "name": "x", "session": "s", "core": ["a:b"]})["ok"] is False
     assert w.handle({"op": "set_new", "name": "a", "session": "t", "core": []})["ok"] is True
     assert w.set_names() == ["A", "B", "a", "b"]
+
+
+def test_answer_is_handle_line_after_the_json_text() -> None:
+    """`World.answer` (the explorer's constant observation requests, already parsed) gives the
+    reply `handle` gives for the same request sent as a line, in a world with records, sets and
+    factory calls, and a `Protocol` error for a value that is not a request object."""
+    world = World()
+    builtin = {"source": {"kind": "builtin", "name": "read"}, "schema": {"type": "object"}}
+    steps: list[dict[str, Any]] = [
+        {"op": "catalog_insert", **builtin, "provenance": {"kind": "builtin_runtime"}},
+        {"op": "set_default_core", "name": "A", "session": "s1"},
+        {"op": "authorize", "set": "A", "tool": "builtin:read"},
+    ]
+    for step in steps:
+        assert world.handle(step)["ok"] is True, step
+    observations: list[Any] = [
+        {"op": "catalog_state"},
+        {"op": "snapshot", "set": "A"},
+        {"op": "snapshot", "set": "B"},
+        {"op": "factory_calls", "tool": "builtin:read"},
+        {"op": "nope"},
+    ]
+    for request in observations:
+        assert world.answer(request) == world.handle(request), request
+    assert world.answer({"op": "factory_calls", "tool": "builtin:read"})["calls"] == 1
+    assert world.answer(["op", "hello"]) == {"ok": False, "error": "Protocol"}

@@ -311,14 +311,49 @@ def changed_lines(diff: str) -> tuple[list[str], list[str]]:
     return removed, added
 
 
+def load_equivalent_entries(path: Path = EQUIVALENT) -> list[dict[str, Any]]:
+    """The entries of ``equivalent.json`` as written, in file order (duplicates included)."""
+    if not path.exists():
+        return []
+    entries: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
+    return entries
+
+
 def load_equivalent(path: Path = EQUIVALENT) -> dict[str, dict[str, Any]]:
     """Survivors argued to be equivalent: mutant name -> {removed, added, reason}.  An entry only
     applies while the mutant's diff still removes and adds exactly those lines, so a justification
     goes stale (and is reported) when the source moves under it."""
-    if not path.exists():
-        return {}
-    entries: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
-    return {str(entry["mutant"]): entry for entry in entries}
+    return {str(entry["mutant"]): entry for entry in load_equivalent_entries(path)}
+
+
+_RULE = re.compile(r"^[A-Z][A-Z0-9_]*$")
+
+
+def entry_list_problems(entries: Sequence[dict[str, Any]]) -> list[str]:
+    """What is wrong with the list as a whole: a mutant named twice (the second entry would
+    silently replace the first), one change (file, line, removed, added) argued twice under two
+    names, a rule that is not an upper-case name, or one rule given two different reasons (a
+    rule is one argument: the report prints one reason per rule, so a second reason would be
+    shown under the first one's text)."""
+    problems: list[str] = []
+    names = Counter(str(entry.get("mutant")) for entry in entries)
+    problems += [f"{name}: {count} entries" for name, count in sorted(names.items()) if count > 1]
+    changes = Counter(
+        json.dumps([e.get("where"), e.get("removed"), e.get("added")]) for e in entries
+    )
+    problems += [f"the change {change} has {n} entries" for change, n in changes.items() if n > 1]
+    reasons: dict[str, set[str]] = {}
+    for entry in entries:
+        rule = str(entry.get("rule", ""))
+        if not _RULE.match(rule):
+            problems.append(f"{entry.get('mutant')}: rule {rule!r} is not an upper-case name")
+        reasons.setdefault(rule, set()).add(str(entry.get("reason", "")))
+    problems += [
+        f"rule {rule}: {len(texts)} different reasons"
+        for rule, texts in sorted(reasons.items())
+        if len(texts) > 1
+    ]
+    return problems
 
 
 def generate_mutants(work: Path, jobs: int = 2) -> dict[str, str]:
@@ -329,27 +364,63 @@ def generate_mutants(work: Path, jobs: int = 2) -> dict[str, str]:
     return {name: module for name, (module, _) in load_results("corpus", work).items()}
 
 
+def mutant_where(work: Path, module: str, name: str) -> tuple[str, list[str], list[str]]:
+    """``src/<module>:<line>`` of a generated mutant (its first changed line in the current
+    source), with the lines its diff removes and adds.  The line number is checked against the
+    source text: the line there must read the first removed line, so a ``where`` derived here
+    points at the code the entry argues about."""
+    line, diff = describe(work, module, name)
+    removed, added = changed_lines(diff)
+    source = (REPO / "src" / module).read_text(encoding="utf-8").splitlines()
+    if removed and not (0 < line <= len(source) and source[line - 1].strip() == removed[0]):
+        raise ValueError(f"{name}: line {line} of src/{module} does not read {removed[0]!r}")
+    return f"src/{module}:{line}", removed, added
+
+
 def equivalence_problems(
     entries: dict[str, dict[str, Any]], work: Path, mutants: dict[str, str]
 ) -> list[str]:
     """One line per ``equivalent.json`` entry that no longer matches the mutants generated in
     ``work`` (`generate_mutants`): its mutant is gone, or the mutant's diff no longer removes and
-    adds exactly the recorded lines, or it carries no rule or reason.  A stale entry is an
-    argument about code that is not there any more: CI fails until it is re-argued against the
-    new diff or dropped (and the mutant scored like any other)."""
+    adds exactly the recorded lines, or its ``where`` is not the mutant's current file and line,
+    or it carries no rule or reason.  A stale entry is an argument about code that is not there
+    any more: CI fails until it is re-argued against the new diff or dropped (and the mutant
+    scored like any other); a moved one (same diff, another line) is fixed with
+    ``--fix-equivalent-where``.  Problems of the list as a whole: `entry_list_problems`."""
     problems: list[str] = []
     for name, entry in sorted(entries.items()):
         problems += [f"{name}: no {key}" for key in ("rule", "reason") if not entry.get(key)]
         if name not in mutants:
             problems.append(f"{name}: no such mutant of the current tree")
             continue
-        removed, added = changed_lines(describe(work, mutants[name], name)[1])
+        where, removed, added = mutant_where(work, mutants[name], name)
         if removed != entry["removed"] or added != entry["added"]:
             problems.append(
                 f"{name}: the mutant now changes {removed} -> {added}, "
                 f"the entry argues about {entry['removed']} -> {entry['added']}"
             )
+        elif entry.get("where") != where:
+            said = entry.get("where")
+            problems.append(f"{name}: the mutant is at {where}, the entry says {said}")
     return problems
+
+
+def fix_equivalent_where(work: Path, mutants: dict[str, str], path: Path = EQUIVALENT) -> int:
+    """Rewrite the ``where`` of every entry whose mutant still makes exactly the recorded change
+    (same removed and added lines) but now sits on another line; nothing else is touched.  The
+    number of entries changed."""
+    entries = load_equivalent_entries(path)
+    changed = 0
+    for entry in entries:
+        name = str(entry["mutant"])
+        if name not in mutants:
+            continue
+        where, removed, added = mutant_where(work, mutants[name], name)
+        if removed == entry["removed"] and added == entry["added"] and entry["where"] != where:
+            entry["where"] = where
+            changed += 1
+    path.write_text(json.dumps(entries, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return changed
 
 
 # --- Markdown ---------------------------------------------------------------------------------
@@ -416,6 +487,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--jobs", type=int, default=2, help="mutants tested at once (default 2)")
     parser.add_argument("--sample", type=int, default=0, help="test N random mutants only")
     parser.add_argument("--sample-seed", type=int, default=0, help="seed for --sample (default 0)")
+    parser.add_argument(
+        "--mutants",
+        type=Path,
+        help="test only these mutants: a file of names, one per line, or a --json report "
+        "(its survivors), e.g. to re-check an earlier run's survivors after adding vectors",
+    )
     parser.add_argument("--json", type=Path, help="also write the full report as JSON here")
     parser.add_argument(
         "--markdown", type=Path, help="also write the scores and survivors as Markdown here"
@@ -449,9 +526,25 @@ def build_parser() -> argparse.ArgumentParser:
         "--check-equivalent",
         action="store_true",
         help="generate the mutants (no test runs) and check every equivalent.json entry still "
-        "matches one; exit 1 if not",
+        "matches one (same diff, same file and line, a rule and a reason, no duplicates); "
+        "exit 1 if not",
+    )
+    parser.add_argument(
+        "--fix-equivalent-where",
+        action="store_true",
+        help="generate the mutants, rewrite the file:line of every equivalent.json entry whose "
+        "mutant makes the same change on another line, then check as --check-equivalent",
     )
     return parser
+
+
+def _listed_mutants(path: Path) -> set[str]:
+    """The mutant names in ``path``: one per line, or a report (``--json``) whose survivors
+    are taken."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".json":
+        return {str(item["name"]) for item in json.loads(text)["survivors"]}
+    return {line.strip() for line in text.splitlines() if line.strip()}
 
 
 def _sample(suite: str, jobs: int, size: int, seed: int) -> list[str]:
@@ -462,12 +555,17 @@ def _sample(suite: str, jobs: int, size: int, seed: int) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.check_equivalent:
+    if args.check_equivalent or args.fix_equivalent_where:
         work = WORK / "equivalence"
-        problems = equivalence_problems(load_equivalent(), work, generate_mutants(work, args.jobs))
+        generated = generate_mutants(work, args.jobs)
+        if args.fix_equivalent_where:
+            moved = fix_equivalent_where(work, generated)
+            print(f"{EQUIVALENT.name}: moved the where of {moved} entries")
+        problems = entry_list_problems(load_equivalent_entries())
+        problems += equivalence_problems(load_equivalent(), work, generated)
         for problem in problems:
             print(problem)
-        print(f"{EQUIVALENT.name}: {len(load_equivalent())} entries, {len(problems)} stale")
+        print(f"{EQUIVALENT.name}: {len(load_equivalent())} entries, {len(problems)} problems")
         return 1 if problems else 0
     suites: list[str] = sorted(set(args.suite or ["corpus", "stateful"]), key=SUITES.index)
     env = dict(os.environ)
@@ -485,6 +583,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             prepare(suite, args.timeout_multiplier)
         if args.sample:
             names = _sample(suites[0], args.jobs, args.sample, args.sample_seed)
+        if args.mutants:
+            names = sorted(_listed_mutants(args.mutants))
         marker = WORK / SURVIVORS_ONLY_MARKER
         marker.unlink(missing_ok=True)
         for suite in suites:

@@ -137,7 +137,12 @@ class World:
             return dict(PROTOCOL)
         if parsed.depth > MAX_DEPTH:
             raise OutOfScope(f"nesting {parsed.depth} > {MAX_DEPTH}: SPEC.md 1.4 leaves it open")
-        request = parsed.value
+        return self.answer(parsed.value)
+
+    def answer(self, request: Any) -> Reply:
+        """The reply to an already-parsed request value (what `handle_line` does after the
+        line's JSON: the explorer's constant observation requests skip re-parsing their own
+        text at every step)."""
         if not isinstance(request, dict):
             return dict(PROTOCOL)
         op = request.get("op")

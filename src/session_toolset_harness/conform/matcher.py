@@ -78,3 +78,25 @@ def _list_difference(expected: list[object], actual: list[object], path: str) ->
 def matches(expected: object, actual: object) -> bool:
     """True when ``actual`` satisfies the subset ``expected``."""
     return first_difference(expected, actual) is None
+
+
+def same_json(left: object, right: object) -> bool:
+    """Exact equality of two decoded JSON values, JSON types included.
+
+    Python's ``==`` says ``1 == 1.0 == True`` (and so ``[1] == [True]``); a check that skips
+    work when a reply "did not change" must not let an integer turn into a boolean or a double
+    unnoticed, so each scalar's type is compared too, at every depth.
+    """
+    if type(left) is not type(right):
+        return False
+    if isinstance(left, dict):
+        assert isinstance(right, dict)
+        return left.keys() == right.keys() and all(
+            same_json(value, right[key]) for key, value in left.items()
+        )
+    if isinstance(left, list):
+        assert isinstance(right, list)
+        return len(left) == len(right) and all(
+            same_json(a, b) for a, b in zip(left, right, strict=True)
+        )
+    return left == right

@@ -223,12 +223,22 @@ def _merge(args: argparse.Namespace) -> int:
     print(f"explore --merge: {len(reports)} reports, {merged.steps} steps")
     if not args.quiet:
         print(coverage.table(merged.coverage))
+        print(format_table(merged.conditions, condition_gate.LISTED))
+    print(condition_gate.summary(merged.conditions))
     for problem in merged.problems:
         print(f"explore --merge: {problem}", file=sys.stderr)
     if merged.short:
         print(f"explore --merge: coverage below the minimum of {merged.min_hits}:", file=sys.stderr)
         for (op, code), hits in merged.short:
             print(f"  {op} {code}: {hits}", file=sys.stderr)
+    if merged.unseen:
+        print(
+            f"explore --merge: {len(merged.unseen)} reachable condition outcomes never seen in "
+            "any shard (the profile requires all):",
+            file=sys.stderr,
+        )
+        for key in merged.unseen:
+            print(f"  {key}", file=sys.stderr)
     if merged.ok:
         print("explore --merge: no divergence")
         return EXIT_OK

@@ -87,7 +87,7 @@ class ExploreMachine(WholeProtocolRules, GenerationEdgeRules):
         ctx.failure = None  # the last example run (Hypothesis's final replay) decides
         self.world = World(alg=RecordingAlgebra(ctx.conditions))  # the model package's world
         # The comparison core (observe.py): replies, observable state, no partial mutation.
-        self.observer = Observer(ctx, self.world.handle, lambda: self.world.oracle.state)
+        self.observer = Observer(ctx, self.world.answer, lambda: self.world.oracle.state)
         self.observer.start()
 
     def step(self, request: Request) -> Reply:

@@ -4,8 +4,9 @@ The machine hands every step (its request and the oracle's expected reply) to an
 The observer decides which observation requests follow it, writes them to the system under test
 without waiting (pipelining: no request the explorer sends depends on a reply of the SUT — the
 next request is always computed from the expected side), and reads and checks the replies in
-order once a window of requests is outstanding, at the end of every example, or at once when
-pipelining is off.  A divergence is raised at the step it happened at, with the log up to it.
+order: the older half once a window of requests is outstanding (the rest stay in flight),
+every one at the end of every example, or each at once when pipelining is off.  A divergence
+is raised at the step it happened at, with the log up to it.
 
 What is observed after a step (`observation_items`):
 
@@ -28,12 +29,13 @@ in full, its last observation when no accepted step came in between (no partial 
 from __future__ import annotations
 
 import dataclasses
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
 from ..conform.jsonio import RawLine, encode_line
-from ..conform.matcher import first_difference
+from ..conform.matcher import first_difference, same_json
 from . import pools
 from .context import Divergence, DivergenceError, RunContext, StepRecord
 from .protocol_rules import op_name
@@ -111,8 +113,9 @@ class Observer:
         expect: Callable[[Reply], Reply],
         state: Callable[[], object],
     ) -> None:
-        """``expect`` answers a request from the expected side; ``state`` is a value that
-        changes whenever an expected observation can (expected observations are cached on it)."""
+        """``expect`` answers an observation request (a constant, already-parsed value) from
+        the expected side; ``state`` is a value that changes whenever an expected observation
+        can (expected observations are cached on it)."""
         self.ctx = ctx
         self._sut: Sut = ctx.sut if ctx.pipeline else LockStep(ctx.sut)
         self._expect = expect
@@ -120,7 +123,7 @@ class Observer:
         self.log: list[StepRecord] = []
         self._seen_state: object = _Unset
         self._expected: list[Reply] = []
-        self._pending: list[_Entry] = []
+        self._pending: deque[_Entry] = deque()
         self._outstanding = 0
         self._index = 0
         self._last_ok = 0
@@ -167,7 +170,7 @@ class Observer:
         fresh = [self._expect(r) for r in OBSERVATION]
         old = self._expected
         if old:
-            fresh = [o if o == f else f for o, f in zip(old, fresh, strict=True)]
+            fresh = [o if same_json(o, f) else f for o, f in zip(old, fresh, strict=True)]
         self._expected, self._seen_state = fresh, state
         return fresh
 
@@ -193,22 +196,27 @@ class Observer:
         self._outstanding += len(lines)
         self._sut.submit(lines)
         if self._outstanding >= self.ctx.window:
-            self.drain()
+            # A sliding window: check the older half and leave the rest in flight, so the SUT
+            # never runs dry while the explorer checks replies and generates the next steps.
+            self.drain(keep=self.ctx.window // 2)
 
     # -- checking ----------------------------------------------------------------------------
-    def drain(self) -> None:
-        """Read and check every outstanding reply, in order."""
-        pending, owed = self._pending, self._outstanding
-        self._pending, self._outstanding, self._received = [], 0, 0
+    def drain(self, keep: int = 0) -> None:
+        """Read and check outstanding replies in order, oldest step first, until at most
+        ``keep`` request lines are still unanswered (0: every one)."""
+        owed, self._received = self._outstanding, 0
         try:
-            for entry in pending:
-                self._check(entry)
+            while self._pending and owed - self._received > keep:
+                self._check(self._pending.popleft())
         except DivergenceError as err:
+            self._pending.clear()
+            self._outstanding = 0
             reason = self._resynchronize(owed - self._received)
             if reason is None or self.ctx.failure is None:
                 raise
             self.ctx.failure = dataclasses.replace(self.ctx.failure, reason=reason)
             raise DivergenceError(reason) from err
+        self._outstanding = owed - self._received
 
     def _resynchronize(self, owed: int) -> str | None:
         """After a divergence: read (and ignore) the replies still owed, so the SUT stays in
@@ -258,7 +266,11 @@ class Observer:
         for i, record in zip(entry.items, records, strict=True):
             seen, exp = record.actual, record.expected
             bare = None if seen is None else _without_message(seen)
-            if bare is not None and exp is self._last_expected[i] and bare == self._last_actual[i]:
+            if (
+                bare is not None
+                and exp is self._last_expected[i]
+                and same_json(bare, self._last_actual[i])
+            ):
                 continue  # nothing moved on either side, and it matched before
             found = None if bare is None else first_difference(exp, bare)
             if bare is None or found is not None:
@@ -273,10 +285,10 @@ class Observer:
                     records,
                 )
             frame = code != "ok" and self._last_ok <= self._last_seen[i]
-            if frame and bare != self._last_actual[i]:
+            if frame and not same_json(bare, self._last_actual[i]):
                 op = "?" if request is None else op_name(request)
                 self._fail(f"rejected {op} ({code}) changed the SUT's state", records)
-            if frame and exp != self._last_expected[i]:
+            if frame and not same_json(exp, self._last_expected[i]):
                 op = "?" if request is None else op_name(request)
                 self._fail(f"oracle: rejected {op} ({code}) changed its state", records)
         if entry.probe:

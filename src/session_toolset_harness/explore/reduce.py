@@ -1,14 +1,21 @@
-"""Shrinking a person can read: drop the requests that do not influence the divergence.
+"""Shrinking a person can read: drop the requests that do not influence the divergence, then
+simplify the values of those left.
 
 Hypothesis shrinks the *rules* of a failing example; a macro rule still sends several requests,
 most of which may not matter.  `reduce` replays the shrunk request sequence from ``reset``
 against the system under test and a fresh expected world, and greedily removes chunks of
 requests (halves, then quarters, ... then single requests) for as long as the remaining sequence
-still diverges at the same operation.  The result is a sequence where every request is needed.
+still diverges at the same operation (an exact grant's generation follows the catalog
+mutations left before it: `_regranted`).  Then `shrink_values` simplifies each request's values
+(shorter names, fewer members and elements, smaller numbers and schemas) under the same test,
+and chunk removal runs once more (a simpler value can make another request unnecessary).  The
+result is a sequence where every request is needed and no value tried simpler kept the
+divergence.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from session_toolset_model.world import World
@@ -16,11 +23,14 @@ from session_toolset_model.world import World
 from ..conform.matcher import first_difference
 from .context import Divergence, StepRecord
 from .protocol_rules import expected_reply, op_name
+from .shrink_values import shrink_values
 from .sut import Sut, SutFailure
 
 Reply = dict[str, Any]
 MAX_REPLAYS = 400
-"""Replays one reduction may spend (each is one reset and the candidate sequence)."""
+"""Replays the removal of requests may spend (each is one reset and the candidate sequence)."""
+MAX_VALUE_REPLAYS = 600
+"""Replays the shrinking of values may spend."""
 
 
 def replay(sut: Sut, requests: list[Any]) -> Divergence | None:
@@ -60,8 +70,9 @@ def replay(sut: Sut, requests: list[Any]) -> Divergence | None:
     return None
 
 
-def reduce(sut: Sut, failure: Divergence) -> Divergence:
-    """The shortest sequence found by chunk removal that still diverges at the same op."""
+def reduce(sut: Sut, failure: Divergence, *, values: bool = True) -> Divergence:
+    """The shortest sequence found by chunk removal that still diverges at the same op, its
+    values then shrunk (unless ``values`` is false) and its requests removed once more."""
     requests = [r.request for r in failure.steps]
     if not requests:
         return failure
@@ -80,16 +91,68 @@ def reduce(sut: Sut, failure: Divergence) -> Divergence:
     first = still(requests)
     if first is None:  # not reproducible outside Hypothesis: keep what it found
         return failure
-    best, requests = first, [r.request for r in first.steps]
+    best = _drop(first, still, lambda: budget > 0)
+    if not values:
+        return best
+    budget = MAX_VALUE_REPLAYS
+    kept = [best]
+
+    def simpler(candidate: list[Any]) -> list[Any] | None:
+        found = still(candidate)
+        if found is None:
+            return None
+        kept[0] = found
+        return [r.request for r in found.steps]
+
+    shrink_values([r.request for r in best.steps], simpler, lambda: budget > 0)
+    budget = max(budget, 0) + MAX_REPLAYS // 4
+    return _drop(kept[0], still, lambda: budget > 0)
+
+
+def _exact_grants(requests: list[Any]) -> set[int]:
+    """The `forge_grant` requests issued at the catalog generation of their moment (an exact
+    grant): a derived value, like a digest - when a catalog mutation before one is dropped, its
+    generation follows (`_regranted`).  A grant forged at another generation stays as it is."""
+    world, exact = World(), set()
+    for i, request in enumerate(requests):
+        if isinstance(request, dict) and request.get("op") == "forge_grant":
+            now = world.handle({"op": "catalog_state"}).get("generation")
+            if request.get("generation") == now:
+                exact.add(i)
+        expected_reply(world, request)
+    return exact
+
+
+def _regranted(requests: list[Any], exact: set[int]) -> list[Any]:
+    if not exact:
+        return requests
+    world, out = World(), []
+    for i, request in enumerate(requests):
+        if i in exact:
+            now = world.handle({"op": "catalog_state"}).get("generation")
+            request = {**request, "generation": now}
+        expected_reply(world, request)
+        out.append(request)
+    return out
+
+
+def _drop(
+    best: Divergence,
+    still: Callable[[list[Any]], Divergence | None],
+    budget: Callable[[], bool],
+) -> Divergence:
+    """Chunk removal: halves, quarters, ... single requests; the diverging request stays."""
+    requests = [r.request for r in best.steps]
     chunk = max(len(requests) // 2, 1)
-    while chunk >= 1 and budget > 0:
+    while chunk >= 1 and budget():
         index, changed = 0, False
-        while index < len(requests) - 1 and budget > 0:  # the diverging request stays
+        while index < len(requests) - 1 and budget():  # the diverging request stays
             candidate = requests[:index] + requests[index + chunk :]
             if len(candidate) == 0 or index + chunk > len(requests) - 1:
                 index += chunk
                 continue
-            found = still(candidate)
+            exact = {i if i < index else i - chunk for i in _exact_grants(requests)}
+            found = still(_regranted(candidate, exact))
             if found is not None:
                 best, requests, changed = found, [r.request for r in found.steps], True
             else:

@@ -1,9 +1,14 @@
 """The ``--json`` report of one exploration (one machine, one shard) and ``--merge`` of several.
 
 A report carries the plan (seed, jobs, shard, budget, profile minimum), the coverage table, the
-verdict and, on a divergence, its reason and the vector file written.  Merging sums the coverage
-tables, checks that the shards of one plan are all there exactly once, and gives one verdict:
-any divergence or error fails, and so does a coverage minimum unmet by the merged table.
+condition table (per decision of the model: the condition outcomes seen with their counts, and
+the operand vectors of a conjunction or disjunction, from which MC/DC's "decides alone" is
+resolved), the verdict and, on a divergence, its reason and the vector file written.  Merging
+sums the coverage tables, unions the condition tables (so an outcome decided by two
+evaluations that two shards saw counts, exactly as `--jobs` merges its workers), checks that the
+shards of one plan are all there exactly once, and gives one verdict: any divergence or error
+fails, and so does a minimum unmet by the merged tables - the op-coverage minimum and, for a
+profile with one, the condition gate (`condition_gate`: every outcome not proved unreachable).
 """
 
 from __future__ import annotations
@@ -14,11 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import coverage
+from session_toolset_model.conditions import OUTCOMES, ConditionTable
+
+from . import condition_gate, coverage
 from .parallel import Plan, PlanResult
 
 FORMAT = "session-toolset explore report"
-VERSION = 1
+VERSION = 2
+"""2: the condition table (version 1 reports had none, so cannot be judged by the gate)."""
 
 
 class ReportError(ValueError):
@@ -34,7 +42,7 @@ def build(
         verdict = "divergence"
     elif result.error is not None:
         verdict = "error"
-    elif plan.shard[1] == 1 and coverage.missing(result.coverage, plan.min_hits):
+    elif plan.shard[1] == 1 and plan.min_hits and _short(result.coverage, result.conditions, plan):
         verdict = "coverage"
     else:
         verdict = "pass"
@@ -75,7 +83,56 @@ def build(
             for r in outcome.runs
         ],
         "coverage": [[op, code, hits] for (op, code), hits in sorted(result.coverage.items())],
+        "conditions": conditions_json(result.conditions),
     }
+
+
+def _short(hits: Counter[tuple[str, str]], table: ConditionTable, plan: Plan) -> bool:
+    return bool(coverage.missing(hits, plan.min_hits) or condition_gate.missing(table))
+
+
+def conditions_json(table: ConditionTable) -> list[dict[str, Any]]:
+    """The condition table as JSON: one object per decision (site, kind, condition labels),
+    ``seen`` as ``[condition index, outcome, count]`` rows and ``vectors`` the operand truth
+    vectors seen (and/or only)."""
+    return [
+        {
+            "site": d.site,
+            "kind": d.kind,
+            "labels": list(d.labels),
+            "seen": [[i, outcome, n] for (i, outcome), n in sorted(d.seen.items())],
+            "vectors": sorted([list(v) for v in d.vectors]),
+        }
+        for d in sorted(table.decisions.values(), key=lambda d: (d.site, d.kind, len(d.labels)))
+    ]
+
+
+def conditions_from_json(rows: Any) -> ConditionTable:
+    """The inverse of `conditions_json`; ``ValueError`` on anything else."""
+    table = ConditionTable()
+    if not isinstance(rows, list):
+        raise ValueError("conditions")
+    for row in rows:
+        site, kind, labels = row["site"], row["kind"], row["labels"]
+        if not (isinstance(site, str) and isinstance(kind, str) and isinstance(labels, list)):
+            raise ValueError("condition decision")
+        if not labels or not all(isinstance(x, str) for x in labels):
+            raise ValueError("condition labels")
+        d = table.decision(site, kind, tuple(labels))
+        for index, outcome, count in row["seen"]:
+            valid = isinstance(index, int) and 0 <= index < len(labels) and outcome in OUTCOMES
+            if not (valid and isinstance(count, int) and count >= 0):
+                raise ValueError("condition outcome row")
+            d.seen[(index, outcome)] = d.seen.get((index, outcome), 0) + count
+        for vector in row["vectors"]:
+            if not (
+                isinstance(vector, list)
+                and len(vector) == len(labels)
+                and all(isinstance(x, bool) for x in vector)
+            ):
+                raise ValueError("condition vector")
+            d.vectors.add(tuple(vector))
+    return table
 
 
 def write(path: Path, report: dict[str, Any]) -> None:
@@ -111,6 +168,7 @@ def _check_shape(report: dict[str, Any]) -> None:
         raise ValueError("verdict")
     int(report["steps"])
     int(report["min_hits"])
+    conditions_from_json(report["conditions"])
 
 
 @dataclass
@@ -121,20 +179,25 @@ class Merged:
     """Why the merged verdict fails: divergences, errors, missing or repeated shards."""
     short: list[tuple[tuple[str, str], int]]
     min_hits: int
+    conditions: ConditionTable
+    unseen: list[str]
+    """Condition outcomes the merged table misses (judged when the profile has a minimum)."""
 
     @property
     def ok(self) -> bool:
-        return not self.problems and not self.short
+        return not self.problems and not self.short and not self.unseen
 
 
 def merge(reports: list[tuple[Path, dict[str, Any]]]) -> Merged:
     hits: Counter[tuple[str, str]] = Counter()
+    conditions = ConditionTable()
     problems: list[str] = []
     steps = 0
     plans: dict[tuple[Any, ...], list[int]] = {}
     for path, report in reports:
         for op, code, count in report["coverage"]:
             hits[(op, code)] += count
+        conditions.merge(conditions_from_json(report["conditions"]))
         steps += int(report["steps"])
         if report["verdict"] == "divergence":
             found = report["divergence"] or {}
@@ -166,4 +229,5 @@ def merge(reports: list[tuple[Path, dict[str, Any]]]) -> Merged:
             )
     minimum = max((int(r["min_hits"]) for _, r in reports), default=0)
     short = coverage.missing(hits, minimum) if minimum else []
-    return Merged(hits, steps, problems, short, minimum)
+    unseen = condition_gate.missing(conditions) if minimum else []
+    return Merged(hits, steps, problems, short, minimum, conditions, unseen)

@@ -27,6 +27,9 @@ from ..conform.jsonio import encode_line
 Reply = dict[str, Any]
 
 REQUEST_TIMEOUT_SECONDS = 10.0
+FLUSH_LINES = 16
+"""Submitted lines an `AdapterSut` collects before handing them to the writer thread (and at
+every `receive`, whatever it holds): one thread hand-over per step cost more than the write."""
 
 
 class SutFailure(Exception):
@@ -102,8 +105,10 @@ class AdapterSut:
         self.timeout = timeout
         self.process = AdapterProcess(self.argv)
         self._probes = 0
+        self._buffer: list[bytes] = []
 
     def send(self, request: Reply) -> Reply:
+        self._flush()
         self.start_example()
         return self._value(self.process.exchange(request, self.timeout))
 
@@ -116,12 +121,21 @@ class AdapterSut:
     def submit(self, lines: Sequence[bytes]) -> None:
         # Never restarts: lines sent to a fresh process mid-example would be answered out of
         # context.  A dead process makes the next `receive` report the crash.
-        self.process.send(lines)
+        self._buffer.extend(lines)
+        if len(self._buffer) >= FLUSH_LINES:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._buffer:
+            self.process.send(self._buffer)
+            self._buffer = []
 
     def receive(self) -> Reply:
+        self._flush()  # never wait for a reply to a line not yet sent
         return self._value(self.process.receive(self.timeout))
 
     def start_example(self) -> None:
+        self._flush()
         if not self.process.alive:
             self.process.kill()
             self.process = AdapterProcess(self.argv)
@@ -132,6 +146,7 @@ class AdapterSut:
             self.process = AdapterProcess(self.argv)
 
     def resync(self) -> str | None:
+        self._flush()
         if not self.process.alive:
             return None
         # The probe's reply names a fresh nonce, so a shifted reply (a line written earlier,

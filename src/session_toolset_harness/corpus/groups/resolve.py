@@ -239,6 +239,48 @@ def _authorize_wire() -> Vector:
     return v
 
 
+#: Wire names whose every character a denial message must escape or spell out (control
+#: characters, C1 controls, separators), each at or beyond the 128-byte echo bound, with
+#: multi-byte characters at the end in both byte parities: however an implementation quotes
+#: the name in its message, the message may not grow with it.
+ESCAPED_WIRE_NAMES = [
+    "\u0001" * 128,
+    "\u0001" * 2000,
+    "\u0001" * 112 + "\u00e9" * 8,
+    "a" + "\u0001" * 111 + "\u00e9" * 8,
+    "\u0001" * 110 + "\u20ac" * 6,
+    "ab" + "\u0001" * 108 + "\u20ac" * 6,
+    "\u007f" * 64 + "\u0085" * 32,
+    "\u2028" * 42 + "\u0001\u0002",
+]
+
+
+def _escaped_echo() -> Vector:
+    v = Vector(
+        f"{G}/unknown-wire-name-to-escape",
+        "An unknown wire name of control characters and other characters a message has to "
+        "escape: the denial is UnknownTool with the echo bounded to 128 bytes as payload, from "
+        "resolve and from authorize_wire alike, and its message stays under 512 bytes (SPEC.md "
+        "4: denial messages carry only bounded identities), whatever the name's quoted form.",
+        ("resolve", "gate", "hostile", "boundary"),
+    )
+    rec = Rec(src_builtin("ab"), P_BUILTIN, {"t": "ab"}, runtime_name="ab")
+    insert(v, rec, 1)
+    v.ok("set_new", name="A", session="s-a", core=[rec.id])
+    for wire in ESCAPED_WIRE_NAMES:
+        _unknown(v, wire)
+        v.fail(
+            "authorize_wire",
+            "ToolAuthorizationError.UnknownTool",
+            {"wire_name": bound_wire(wire)},
+            set="A",
+            wire_name=wire,
+        )
+    v.ok("authorize_wire", {"tool": rec.id, "basis": core_basis()}, set="A", wire_name="ab")
+    v.ok("factory_calls", {"calls": 1}, tool=rec.id)
+    return v
+
+
 def vectors() -> list[Vector]:
     return [
         _collisions(),
@@ -247,4 +289,5 @@ def vectors() -> list[Vector]:
         _cut(),
         _wire_bounds(),
         _authorize_wire(),
+        _escaped_echo(),
     ]
