@@ -73,6 +73,9 @@ MUTANTS: dict[str, str] = {
     "revoke_checks_activation_first": "revoke_exact checks NotActivated before CoreTool",
     "route_fresh_when_retained": "route builds a fresh default set even when a set is retained",
     "default_core_includes_unverified": "default_core_for_catalog also pins Unverified records",
+    # found by a red-team review: refuted by no proof row before `batch_outcome.*`
+    "bulk_already_activated_session_wide": "in batches of at least two, AlreadyActivated also "
+    "looks at other sets of the session",
 }
 
 

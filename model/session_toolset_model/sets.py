@@ -157,8 +157,12 @@ def is_stale(alg: Algebra, v: Variant, st: State, name: Term) -> Result:
     return Result(alg.code("ok"), post, {"stale": stale(alg, v, st, s)})
 
 
-def activation_check(alg: Algebra, v: Variant, st: State, s: Term, grant: Term) -> Term:
-    """The `activate` validation, in SPEC.md order; an `ActivationError.*` code or ok."""
+def activation_check(
+    alg: Algebra, v: Variant, st: State, s: Term, grant: Term, batch: Term | None = None
+) -> Term:
+    """The `activate` validation, in SPEC.md order; an `ActivationError.*` code or ok.
+    ``batch`` is the length of the batch the grant is checked in (`activate_many`), read only
+    by the `bulk_already_activated_session_wide` mutant."""
     tool = alg.get(grant, "tool")
     rec = alg.select(st.catalog, tool)
     checks: list[tuple[Term, str]] = []
@@ -177,6 +181,9 @@ def activation_check(alg: Algebra, v: Variant, st: State, s: Term, grant: Term) 
     already = alg.is_some(alg.select(alg.get(s, "acts"), tool))
     if v.has("already_activated_session_wide"):
         already = alg.or_(already, session_wide(alg, st, s, "acts", tool))
+    if v.has("bulk_already_activated_session_wide") and batch is not None:
+        wide = alg.and_(alg.lt(alg.int_(1), batch), session_wide(alg, st, s, "acts", tool))
+        already = alg.or_(already, wide)
     checks.append((already, "AlreadyActivated"))
     if not v.has("core_activation_overlap"):
         checks.append((alg.is_some(alg.select(alg.get(s, "core"), tool)), "AlreadyCore"))
@@ -289,7 +296,7 @@ def batch_error(alg: Algebra, v: Variant, st: State, s: Term, grants: Term, i: T
     g = alg.seq_at(grants, i)
     tool = alg.get(g, "tool")
     dup = alg.lt(alg.seq_first_index(grants, "tool", tool), i)
-    inner = activation_check(alg, v, st, s, g)
+    inner = activation_check(alg, v, st, s, g, alg.seq_len(grants))
     trust = alg.get(alg.select(st.catalog, tool), "trust")
     return chain(
         alg,

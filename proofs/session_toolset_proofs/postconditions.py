@@ -105,36 +105,54 @@ def checked_next_exact(opname: str) -> Builder:
     return build
 
 
-def generation_never_reused(opname: str) -> Builder:
+def generation_never_reused(opname: str, refused_exempt: bool = True) -> Builder:
     """SPEC.md §6: "the catalog generation ... never repeats a value"; §2: rebase_past is "used
     when a catalog is rebuilt so observed generation values are never reused".
 
-    Whole-history form, by induction over a ghost: ``used`` holds every generation value handed
-    out or observed so far (including every ``prior`` a successful `rebase_past` was given) and
-    the ghost invariant is that the current generation is their high-water mark (``used[g] ⇒
-    g ≤ gen``, ``used[gen]``; initially ``used = {0}``).  The step obligation: a new value is
-    not in ``used`` (nor the ``prior`` just passed), and the invariant holds again once the new
-    value (and the prior) are added.  A *failed* rebase_past leaves the catalog "unchanged", its
-    prior included: SPEC.md does not say that a catalog whose rebase overflowed may not hand out
-    values up to that prior afterwards (noted in docs/proofs.md)."""
+    Whole-history form, by induction over two ghosts.  ``used`` holds every generation value
+    handed out or observed so far and every ``prior`` a successful `rebase_past` was given; its
+    high-water mark is the current generation (``used[g] ⇒ g ≤ gen``, ``used[gen]``; initially
+    ``{0}``).  ``refused`` holds every ``prior`` of a *failed* `rebase_past` (SPEC.md: "or
+    `CatalogGenerationOverflow` (unchanged)"); such a prior is 2^64-1, or the catalog is already
+    at 2^64-1 and hands out nothing more (``refused[g] ⇒ g = 2^64-1 or gen = 2^64-1``).  The step
+    obligation: a new value is in neither ``used`` nor the prior just passed; it is in
+    ``refused`` only if it is 2^64-1; and both ghost invariants hold again with the new values
+    added.  So every value ever passed to rebase_past is accounted for, and the one value a
+    catalog may hand out after it was passed is 2^64-1, after a failed rebase (the stronger
+    reading without that exception is false: `refused_exempt=False`, see docs/proofs.md)."""
 
     def build(v: Variant) -> Query:
         s = step(opname, v)
-        used = zi.fresh("used", z3.ArraySort(zi.IntS, z3.BoolSort()))
+        flags = z3.ArraySort(zi.IntS, z3.BoolSort())
+        used, refused = zi.fresh("used", flags), zi.fresh("refused", flags)
         g = z3.FreshConst(zi.IntS, "g")
-        ghost = [z3.ForAll([g], z3.Implies(sel(used, g), g <= s.pre.gen)), sel(used, s.pre.gen)]
-        observed = used
+        top = MAX_GENERATION
+
+        def ghost(u: Any, r: Any, gen: Any) -> list[Any]:
+            return [
+                z3.ForAll([g], z3.Implies(sel(u, g), g <= gen)),
+                z3.ForAll([g], z3.Implies(sel(r, g), z3.Or(g == top, gen == top))),
+            ]
+
+        observed, refused_after = used, refused
         case = [s.ok, s.post.gen != s.pre.gen]
         if opname == "catalog_rebase_past":
             prior = s.args["prior"]
             observed = z3.If(s.ok, z3.Store(used, prior, True), used)
+            refused_after = z3.If(s.ok, refused, z3.Store(refused, prior, True))
             case.append(prior > s.pre.gen)
-        after = z3.Store(observed, s.post.gen, True)
+        new = s.post.gen
+        fresh_value = z3.Not(sel(observed, new))
+        if refused_exempt:
+            fresh_value = z3.And(fresh_value, z3.Implies(sel(refused, new), new == top))
+        else:
+            fresh_value = z3.And(fresh_value, z3.Not(sel(refused, new)))
         goal = z3.And(
-            z3.Implies(s.post.gen != s.pre.gen, z3.Not(sel(observed, s.post.gen))),
-            z3.ForAll([g], z3.Implies(sel(after, g), g <= s.post.gen)),
+            z3.Implies(new != s.pre.gen, fresh_value),
+            *ghost(z3.Store(observed, new, True), refused_after, new),
         )
-        return s.query(goal, ghost, witness=case)
+        premises = [*ghost(used, refused, s.pre.gen), sel(used, s.pre.gen)]
+        return s.query(goal, premises, witness=case)
 
     return build
 
@@ -191,6 +209,30 @@ def in_place_self_composition(opname: str) -> Builder:
     return build
 
 
+def _activate_checks(st: Any, g: Any, catalog: Any, gen: Any) -> list[tuple[Any, str]]:
+    """SPEC.md §3 `activate`'s checks of grant ``g`` against set ``st``, in its order: (the
+    failing condition, the `ActivationError` variant)."""
+    t = G.g_tool(g)
+    rec = sel(catalog, t)
+    return [
+        (G.g_session(g) != S.set_session(st), "SessionMismatch"),
+        (z3.Not(R.is_Rec(rec)), "UnknownTool"),
+        (G.g_gen(g) != gen, "StaleGeneration"),
+        (G.g_digest(g) != R.rec_digest(rec), "DigestMismatch"),
+        (S.set_catgen(st) != gen, "StaleSnapshot"),
+        (A.is_Act(sel(S.set_acts(st), t)), "AlreadyActivated"),
+        (P.is_Pin(sel(S.set_core(st), t)), "AlreadyCore"),
+    ]
+
+
+def _first_of(checks: list[tuple[Any, str]], prefix: str) -> Any:
+    """The code of the first failing check (``prefix.variant``), else ``ok``."""
+    code = CODE["ok"]
+    for cond, name in reversed(checks):
+        code = z3.If(cond, CODE[f"{prefix}.{name}"], code)
+    return code
+
+
 def _expected_activate(s: Step) -> tuple[Any, Any]:
     """(expected outcome, expected set on success) of SPEC.md §3 `activate`, written from its
     text."""
@@ -198,18 +240,7 @@ def _expected_activate(s: Step) -> tuple[Any, Any]:
     g = s.args["grant"]
     t = G.g_tool(g)
     rec = sel(s.pre.catalog, t)
-    checks = [
-        (G.g_session(g) != S.set_session(st), "SessionMismatch"),
-        (z3.Not(R.is_Rec(rec)), "UnknownTool"),
-        (G.g_gen(g) != s.pre.gen, "StaleGeneration"),
-        (G.g_digest(g) != R.rec_digest(rec), "DigestMismatch"),
-        (S.set_catgen(st) != s.pre.gen, "StaleSnapshot"),
-        (A.is_Act(sel(S.set_acts(st), t)), "AlreadyActivated"),
-        (P.is_Pin(sel(S.set_core(st), t)), "AlreadyCore"),
-    ]
-    code = CODE["ok"]
-    for cond, name in reversed(checks):
-        code = z3.If(cond, CODE[f"ActivationError.{name}"], code)
+    code = _first_of(_activate_checks(st, g, s.pre.catalog, s.pre.gen), "ActivationError")
     act = A.Act(G.g_session(g), G.g_gen(g), G.g_digest(g), R.rec_prov(rec))
     new = S.TSet(
         S.set_session(st),
@@ -300,21 +331,15 @@ def _nothing_else(s: Step, seq: Any, key: str, before: Any, after: Any) -> Any:
     )
 
 
-def atomic_many(v: Variant) -> Query:
-    """SPEC.md §3: "`activate_many(grants, catalog)`: empty → returns 0, changes nothing. ...
-    On success apply all in ToolId order, advance `schema_generation` by exactly one"; §6 "a
-    batch applies entirely or not at all".  On success with a non-empty batch the set is the old
-    set with exactly the granted activations added (each with the record's current provenance)
-    and nothing else changed, schema_generation one higher."""
-    s = step("activate_many", v)
-    name = s.args["name"]
-    seq = s.args["grants"]
-    before, after = sel(s.pre.sets, name), sel(s.post.sets, name)
+def _exactly_added(s: Step, seq: Any, key: str, act_at: Callable[[Any], Any]) -> Query:
+    """The success side of a batch of ``seq`` (elements named by ``key``): a non-empty batch
+    leaves the old set with exactly ``act_at(element)`` recorded for each element's tool and
+    every other slot, the session, pinned generation and core as before, schema_generation one
+    higher; an empty one changes nothing."""
+    before, after = sel(s.pre.sets, s.args["name"]), sel(s.post.sets, s.args["name"])
 
-    def applied(_i: Any, g: Any) -> Any:
-        rec = sel(s.pre.catalog, G.g_tool(g))
-        act = A.Act(G.g_session(g), G.g_gen(g), G.g_digest(g), R.rec_prov(rec))
-        return sel(S.set_acts(after), G.g_tool(g)) == act
+    def tool_of(e: Any) -> Any:
+        return e if key == "self" else G.g_tool(e)
 
     goal = z3.If(
         seq.length > 0,
@@ -324,12 +349,27 @@ def atomic_many(v: Variant) -> Query:
             S.set_catgen(after) == S.set_catgen(before),
             S.set_core(after) == S.set_core(before),
             S.set_schemagen(after) == S.set_schemagen(before) + 1,
-            _seq_all(seq, applied),
-            _nothing_else(s, seq, "tool", before, after),
+            _seq_all(seq, lambda _i, e: sel(S.set_acts(after), tool_of(e)) == act_at(e)),
+            _nothing_else(s, seq, key, before, after),
         ),
         same(s.alg, s.pre, s.post),
     )
     return s.query(goal, [s.ok], witness=[seq.length >= 2])
+
+
+def atomic_many(v: Variant) -> Query:
+    """SPEC.md §3: "`activate_many(grants, catalog)`: empty → returns 0, changes nothing. ...
+    On success apply all in ToolId order, advance `schema_generation` by exactly one"; §6 "a
+    batch applies entirely or not at all".  On success with a non-empty batch the set is the old
+    set with exactly the granted activations added (each with the record's current provenance)
+    and nothing else changed, schema_generation one higher."""
+    s = step("activate_many", v)
+
+    def act(g: Any) -> Any:
+        rec = sel(s.pre.catalog, G.g_tool(g))
+        return A.Act(G.g_session(g), G.g_gen(g), G.g_digest(g), R.rec_prov(rec))
+
+    return _exactly_added(s, s.args["grants"], "tool", act)
 
 
 def atomic_model(v: Variant) -> Query:
@@ -340,29 +380,142 @@ def atomic_model(v: Variant) -> Query:
     activated, each as a grant for the set's session at the current generation and digest with
     the record's provenance, nothing else changes, schema_generation one higher."""
     s = step("activate_model", v)
-    name = s.args["name"]
-    seq = s.args["tools"]
-    before, after = sel(s.pre.sets, name), sel(s.post.sets, name)
+    before = sel(s.pre.sets, s.args["name"])
 
-    def applied(_i: Any, t: Any) -> Any:
+    def act(t: Any) -> Any:
         rec = sel(s.pre.catalog, t)
-        act = A.Act(S.set_session(before), s.pre.gen, R.rec_digest(rec), R.rec_prov(rec))
-        return sel(S.set_acts(after), t) == act
+        return A.Act(S.set_session(before), s.pre.gen, R.rec_digest(rec), R.rec_prov(rec))
 
-    goal = z3.If(
-        seq.length > 0,
-        z3.And(
-            S.is_TSet(after),
-            S.set_session(after) == S.set_session(before),
-            S.set_catgen(after) == S.set_catgen(before),
-            S.set_core(after) == S.set_core(before),
-            S.set_schemagen(after) == S.set_schemagen(before) + 1,
-            _seq_all(seq, applied),
-            _nothing_else(s, seq, "self", before, after),
+    return _exactly_added(s, s.args["tools"], "self", act)
+
+
+def _in(n: Any, i: Any) -> Any:
+    return z3.And(i >= 0, i < n)
+
+
+def _all_pass(n: Any, code_at: Callable[[Any], Any]) -> Any:
+    """No element of ``[0, n)`` fails (its code is ``ok``)."""
+    i = z3.FreshConst(zi.IntS, "i")
+    return z3.ForAll([i], z3.Implies(_in(n, i), code_at(i) == CODE["ok"]))
+
+
+def _at_first_failure(n: Any, code_at: Callable[[Any], Any], then: Callable[[Any], Any]) -> Any:
+    """``then(k)`` for the first ``k`` in ``[0, n)`` whose code is not ``ok`` (if there is one):
+    "the first failure rejects the whole batch"."""
+    k = z3.FreshConst(zi.IntS, "k")
+    first = z3.And(_in(n, k), code_at(k) != CODE["ok"], _all_pass(k, code_at))
+    return z3.ForAll([k], z3.Implies(first, then(k)))
+
+
+def _bulk_code(s: Step, st: Any, grant_at: Callable[[Any], Any], i: Any, prefix: str) -> Any:
+    """The code of grant ``i`` of a batch into set ``st``, from SPEC.md §3 `activate_many`: "for
+    each grant in request order: a tool id seen earlier in the batch → DuplicateRequest(id); the
+    `activate` validation, wrapped as Grant(…); source trust → UntrustedSource(id) or
+    SourceProvenanceMismatch(id)"; ``ok`` when it passes.  ``prefix`` is the error's wrapping
+    (`BulkActivationError`, or `HostActivationError.Bulk` for §5's entry points)."""
+    g = grant_at(i)
+    t = G.g_tool(g)
+    trust = R.rec_trust(sel(s.pre.catalog, t))
+    j = z3.FreshConst(zi.IntS, "j")
+    checks = [(z3.Exists([j], z3.And(_in(i, j), G.g_tool(grant_at(j)) == t)), "DuplicateRequest")]
+    checks += [(c, f"Grant.{n}") for c, n in _activate_checks(st, g, s.pre.catalog, s.pre.gen)]
+    checks += [
+        (trust == zi.TRUST["untrusted"], "UntrustedSource"),
+        (trust == zi.TRUST["mismatch"], "SourceProvenanceMismatch"),
+    ]
+    return _first_of(checks, prefix)
+
+
+def _rejected_later(s: Step, n: Any, code_at: Callable[[Any], Any]) -> list[Any]:
+    """The witness case of a batch outcome: a batch of at least two rejected although its
+    first grant passes (so the failure is decided by a later grant, where the batch matters)."""
+    return [n >= 2, z3.Not(s.ok), code_at(z3.IntVal(0)) == CODE["ok"]]
+
+
+def batch_outcome_many(v: Variant) -> Query:
+    """SPEC.md §3: "`activate_many(grants, catalog)`: empty → returns 0, changes nothing.
+    Otherwise, for each grant in request order: a tool id seen earlier in the batch →
+    `BulkActivationError.DuplicateRequest(id)`; the `activate` validation, wrapped as
+    `BulkActivationError.Grant(…)`; source trust → `UntrustedSource(id)` or
+    `SourceProvenanceMismatch(id)`.  The first failure rejects the whole batch with zero
+    mutation."  The whole outcome function: ``ok`` exactly when every grant passes, else the
+    first failing grant's code and tool, and nothing changed."""
+    s = step("activate_many", v)
+    seq = s.args["grants"]
+    st = sel(s.pre.sets, s.args["name"])
+    tool = s.res.extras["tool"]
+
+    def code_at(i: Any) -> Any:
+        return _bulk_code(s, st, seq.at, i, "BulkActivationError")
+
+    goal = z3.And(
+        z3.Implies(_all_pass(seq.length, code_at), s.ok),
+        _at_first_failure(
+            seq.length,
+            code_at,
+            lambda k: z3.And(s.res.code == code_at(k), tool == G.g_tool(seq.at(k))),
         ),
-        same(s.alg, s.pre, s.post),
+        z3.Implies(z3.Not(s.ok), same(s.alg, s.pre, s.post)),
     )
-    return s.query(goal, [s.ok], witness=[seq.length >= 2])
+    return s.query(goal, witness=_rejected_later(s, seq.length, code_at))
+
+
+def batch_outcome_model(v: Variant) -> Query:
+    """SPEC.md §5: "`activate_model_initiated(authority, set, catalog, ids)`: authority
+    `Unauthorized` → `HostActivationError.ConfirmationRequired` before anything else;
+    `ModelConfirmed` → issue every grant in request order (first failure → `Issuance(…)`,
+    nothing applied), then `activate_many` (`Bulk(…)`)"; `issue_exact_grant`: "not cataloged →
+    `GrantIssuanceError.UnknownTool(id)`; source trust → `UntrustedSource(id)` /
+    `SourceProvenanceMismatch(id)`; else a grant at the current generation and digest" (for the
+    set's session); §3 `activate_many` as in `batch_outcome_many`.  The whole outcome function
+    and, on any rejection, nothing changed."""
+    s = step("activate_model", v)
+    seq = s.args["tools"]
+    st = sel(s.pre.sets, s.args["name"])
+    tool = s.res.extras["tool"]
+
+    def issuance_at(i: Any) -> Any:
+        trust = R.rec_trust(sel(s.pre.catalog, seq.at(i)))
+        checks = [
+            (z3.Not(R.is_Rec(sel(s.pre.catalog, seq.at(i)))), "UnknownTool"),
+            (trust == zi.TRUST["untrusted"], "UntrustedSource"),
+            (trust == zi.TRUST["mismatch"], "SourceProvenanceMismatch"),
+        ]
+        return _first_of(checks, "HostActivationError.Issuance")
+
+    def grant_at(i: Any) -> Any:
+        digest = R.rec_digest(sel(s.pre.catalog, seq.at(i)))
+        return G.MkGrant(S.set_session(st), seq.at(i), s.pre.gen, digest)
+
+    def bulk_at(i: Any) -> Any:
+        return _bulk_code(s, st, grant_at, i, "HostActivationError.Bulk")
+
+    def rejected_at(code_at: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        return lambda k: z3.And(s.res.code == code_at(k), tool == seq.at(k))
+
+    n = seq.length
+    goal = z3.And(
+        z3.Implies(
+            z3.Not(s.args["confirmed"]),
+            s.res.code == CODE["HostActivationError.ConfirmationRequired"],
+        ),
+        z3.Implies(
+            s.args["confirmed"],
+            z3.And(
+                _at_first_failure(n, issuance_at, rejected_at(issuance_at)),
+                z3.Implies(
+                    _all_pass(n, issuance_at),
+                    z3.And(
+                        z3.Implies(_all_pass(n, bulk_at), s.ok),
+                        _at_first_failure(n, bulk_at, rejected_at(bulk_at)),
+                    ),
+                ),
+            ),
+        ),
+        z3.Implies(z3.Not(s.ok), same(s.alg, s.pre, s.post)),
+    )
+    case = [s.args["confirmed"], _all_pass(n, issuance_at), *_rejected_later(s, n, bulk_at)]
+    return s.query(goal, witness=case)
 
 
 def route_postcondition(v: Variant) -> Query:

@@ -180,6 +180,16 @@ def _any_drop(r: Result) -> bool:
     return any(x != "none" for x in r.extras["dropped"].as_dict().values())
 
 
+def _first_passes(opname: str, node: Node, a: dict[str, Any]) -> bool:
+    """A batch whose first element alone would be accepted (confirmed, for model-initiated
+    activation): its rejection is decided by a later element."""
+    key = "grants" if opname == "activate_many" else "tools"
+    if opname == "activate_model" and not a["confirmed"]:
+        return False
+    first = Action.of(opname, **{**a, key: a[key][:1]})
+    return bool(first.run(DEFAULT, node.state).code == "ok")
+
+
 def witness_filter(name: str, opname: str) -> Filter:
     """The concrete shape of an obligation's witness case (premises plus the interesting case
     its builder forces in Z3); it only proposes candidates, the pinned Z3 query decides."""
@@ -235,6 +245,8 @@ def witness_filter(name: str, opname: str) -> Filter:
             return any(
                 getattr(x.prov, "kind", "") == "unverified" for x in pre.catalog.as_dict().values()
             )
+        if name in ("postcondition.activate_many", "postcondition.activate_model"):
+            return not ok and _len(a) >= 2 and _first_passes(opname, node, a)
         if name.startswith("postcondition."):
             return ok and schemagen >= 1
         if name.startswith("counters.schema_generation_never_decreases."):

@@ -335,6 +335,17 @@ def test_alias_rule() -> None:
     assert alias.bounded("é" * 100) == "é" * 64
 
 
+def test_set_names_lists_the_sets_created_in_byte_order() -> None:
+    """The world's set listing (what explore snapshots after each step): every name a set was
+    stored under, sorted, a replaced name once; a failed set_new adds nothing (SPEC.md §6)."""
+    w = _world()
+    for name in ("b", "B", "a"):
+        assert w.handle({"op": "set_new", "name": name, "session": "s", "core": []})["ok"] is True
+    assert w.handle({"op": "set_new", "name": "x", "session": "s", "core": ["a:b"]})["ok"] is False
+    assert w.handle({"op": "set_new", "name": "a", "session": "t", "core": []})["ok"] is True
+    assert w.set_names() == ["A", "B", "a", "b"]
+
+
 def test_answer_is_handle_line_after_the_json_text() -> None:
     """`World.answer` (the explorer's constant observation requests, already parsed) gives the
     reply `handle` gives for the same request sent as a line, in a world with records, sets and

@@ -37,6 +37,8 @@ NAMED_BUGS = {
     "revoke_core_session_wide": "zero_inheritance.self_composition.revoke",
     "route_fresh_when_retained": "postcondition.route",
     "default_core_includes_unverified": "postcondition.set_default_core",
+    # red-team finding: the session-wide AlreadyActivated lookup in batches of two or more only
+    "bulk_already_activated_session_wide": "postcondition.activate_many",
 }
 
 

@@ -11,8 +11,9 @@ CPU minutes, and its per-test selection buys nothing for a one-test suite.  Inst
 mutant is activated the way mutmut does it (``MUTANT_UNDER_TEST``, read by the trampolines) in a
 fresh process:
 
-* ``prove``: ``model_suites/prove_failfast.py`` - every check of ``prove --all-profiles`` in
-  report order, stopping at the first row not as expected (``prove`` fails exactly then);
+* ``prove``: ``model_suites/prove_failfast.py`` - what ``prove --all-profiles`` decides its exit
+  status on: the model's world replayed against the independent corpus, then every check in
+  report order, stopping at the first failure (``prove`` fails exactly then);
 * ``model``: ``pytest -x tests/model``, only on the mutants prove leaves alive.
 
 Exit 0 is a survivor, a failing suite (exit 1; pytest's 2, a collection error, too) a kill; a

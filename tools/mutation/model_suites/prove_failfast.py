@@ -1,12 +1,16 @@
 """The ``prove`` suite of model mutation testing, run directly (not under pytest/mutmut's stats
-pass): every check of ``session-toolset prove --all-profiles``, in report order, in one process,
-stopping at the first check whose result is not the expected one.
+pass): everything ``session-toolset prove --all-profiles`` decides its exit status on, in one
+process - the model's expected world replayed against the hand-written corpus and the recorded
+walkthroughs (``prove`` joins that verdict to its summary and fails on a disagreement), then
+every check in report order - stopping at the first failure.
 
-``prove --all-profiles`` fails exactly when some row fails, so stopping at the first failing row
-gives the same verdict sooner; an exception raised by a check is a failure too (``prove`` would
-crash).  Exit 0: every row as expected (the mutant survives); exit 1: the first failing row or
-the exception is printed (the mutant is killed); exit 3: the suite could not be imported (no
-verdict: the run is ``other``, never a kill).  The mutant under test is chosen by mutmut's
+``prove --all-profiles`` fails exactly when the replay disagrees or some row fails, so stopping at
+the first failure gives the same verdict sooner (the replay runs first: it takes seconds, the
+rows a minute under mutmut's trampolines); an exception raised by a check is a failure too
+(``prove`` would crash).  Exit 0: the replay agrees and every row is as expected (the mutant
+survives); exit 1: the first disagreement, failing row or exception is printed (the mutant is
+killed); exit 3: the suite could not be imported (no verdict: the run is ``other``, never a
+kill).  The mutant under test is chosen by mutmut's
 trampolines from ``MUTANT_UNDER_TEST``; ``PYTHONPATH`` puts the mutated copy of the model first.
 """
 
@@ -22,6 +26,8 @@ try:
     from session_toolset_model.profiles import DEFAULT_PROFILE, PROFILES
     from session_toolset_proofs.explore import nodes
     from session_toolset_proofs.report import jobs
+
+    from session_toolset_harness.independent import replay
 except ImportError as exc:  # the suite did not start (a mismatched tree): no verdict, exit 3
     print(f"SETUP import error {type(exc).__name__}: {exc}")
     sys.exit(3)
@@ -60,6 +66,12 @@ def run_all() -> int:
     print(f"model from {session_toolset_model.__file__}", flush=True)
     profiles = [DEFAULT_PROFILE, *(p for p in PROFILES if p != DEFAULT_PROFILE)]
     try:
+        # what `session-toolset prove` hands its report as `independent` (same verdict sooner)
+        replayed = replay(stop_at_first=True)
+        if not replayed.ok:
+            first = (replayed.failures() or [replayed.line()])[0]
+            print(f"FAILED independent replay: {first[:250]}")
+            return 1
         work = jobs(profiles)
         nodes()  # the shared exploration, as `report.run` computes it first
         checked = 0

@@ -120,6 +120,41 @@ def _per_set_core() -> Vector:
     return v
 
 
+def _batch_per_set_already() -> Vector:
+    v = Vector(
+        "isolation/batch-already-activated-is-per-set",
+        "AlreadyActivated looks only at the set operated on, in batches too: a batch of two "
+        "(activate_many, confirmed activate_model) naming a tool that another set of the same "
+        "session has activated succeeds; the set that has it still rejects it.",
+        ("zero-inheritance", "isolation", "batch"),
+    )
+    standard_catalog(v)
+    for name in ("A", "B", "C"):
+        v.ok("set_new", name=name, session="s-a", core=[BASH.id])
+    v.ok("activate_user", set="A", tool=LOOKUP.id)
+    issue(v, "gn", "s-a", NOTE, GEN)
+    issue(v, "gl", "s-a", LOOKUP, GEN)
+    v.ok("activate_many", {"applied": 2}, set="B", grants=["gn", "gl"])
+    snapshot(v, "B", "s-a", GEN, 1, [BASH], [(LOOKUP, GEN), (NOTE, GEN)])
+    v.ok(
+        "activate_model",
+        {"applied": 2},
+        set="C",
+        authority="model_confirmed",
+        tools=[NOTE.id, LOOKUP.id],
+    )
+    snapshot(v, "C", "s-a", GEN, 1, [BASH], [(LOOKUP, GEN), (NOTE, GEN)])
+    v.fail(
+        "activate_many",
+        "BulkActivationError.Grant.AlreadyActivated",
+        {"tool": LOOKUP.id},
+        set="A",
+        grants=["gn", "gl"],
+    )
+    snapshot(v, "A", "s-a", GEN, 1, [BASH], [(LOOKUP, GEN)])
+    return v
+
+
 def _all_rejections() -> Vector:
     v = Vector(
         "atomicity/every-rejection-changes-nothing",
@@ -397,6 +432,7 @@ def vectors() -> list[Vector]:
         _new_inherits_nothing(),
         _no_cross_talk(),
         _per_set_core(),
+        _batch_per_set_already(),
         _all_rejections(),
         _late_failure(),
         _generation_monotone(),
