@@ -11,6 +11,8 @@ mutant (docs/mutation.md).
 
 from __future__ import annotations
 
+import collections
+import hashlib
 import importlib.util
 import json
 import sys
@@ -117,3 +119,51 @@ def test_mutants_are_listed_from_names_or_from_a_report(tmp_path: Path) -> None:
     report.write_text(json.dumps({"survivors": [{"name": "b.x_g__mutmut_3"}]}), encoding="utf-8")
     assert run._listed_mutants(names) == {"a.x_f__mutmut_1", "a.x_f__mutmut_2"}
     assert run._listed_mutants(report) == {"b.x_g__mutmut_3"}
+
+
+# The reviewed rules: each rule's reason (its SHA-256, first 12 hex digits) and how many mutants it
+# covers.  An equivalence claim is an argument a reviewer has read; a new rule, a rewritten
+# reason, or an entry moved from one rule to another (two counts change) must show up as a change
+# to this table in review, not only as a change to the JSON file.
+REVIEWED_RULES: dict[str, tuple[str, int]] = {
+    "AUTHORIZE_NAMES": ("5722c6dc441d", 8),
+    "BRANCH": ("7bb4fac9d0b2", 1),
+    "BUILTIN_NAME": ("136035b54d47", 4),
+    "CACHE": ("ad63368e410a", 1),
+    "CARRY_ENV": ("b9359653cf25", 1),
+    "CAST": ("eef415f7f9b7", 4),
+    "CODEC": ("8de0f210b40c", 9),
+    "COPYSIGN": ("fb7d424ce23c", 3),
+    "DIGITS": ("6031872c8a8f", 5),
+    "DUMPS": ("ce8516fbc46c", 5),
+    "FALSY": ("5933f5111737", 1),
+    "INTERNAL": ("941f92719a1b", 4),
+    "LABEL": ("921f280abdaa", 12),
+    "NESTING_PRESCAN": ("37b6d225e218", 16),
+    "PAIRS_HOOK": ("0fe838c71efa", 2),
+    "PERFORMANCE": ("b0b792dc7732", 1),
+    "SENTINEL": ("3ad6ff6d6046", 8),
+    "SORT_KEY": ("fdfac1cbba0a", 2),
+    "STDERR_NONE": ("744ab9b38e13", 1),
+    "STRIP": ("60b6c9482018", 2),
+    "SUMMARY_TAGS": ("4416017b59dc", 4),
+    "UNREACHABLE_NUMBER": ("672a425879f0", 2),
+    "UNREACHABLE_VALUEERROR": ("42a6e776b417", 1),
+    "UPSERT": ("8b98da02b204", 1),
+    "WORDING": ("8ab679c8a322", 148),
+    "WRONG_ARGS": ("f60fd878abe8", 18),
+}
+
+
+def test_equivalence_rules_are_the_reviewed_ones() -> None:
+    run = _tool()
+    entries = run.load_equivalent_entries()
+    counts = collections.Counter(entry["rule"] for entry in entries)
+    found = {
+        entry["rule"]: (
+            hashlib.sha256(entry["reason"].encode()).hexdigest()[:12],
+            counts[entry["rule"]],
+        )
+        for entry in entries
+    }
+    assert found == REVIEWED_RULES
