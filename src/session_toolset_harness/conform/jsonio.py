@@ -67,12 +67,18 @@ def encode_line(value: object) -> bytes:
     """
     if isinstance(value, RawLine):
         return value.data + b"\n"
+    return encode_value_line(value)[0]
+
+
+def encode_value_line(value: object) -> tuple[bytes, bool]:
+    """`encode_line` of a JSON value, and whether it went out as raw UTF-8 (False: a lone
+    surrogate forced the ASCII escapes)."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     try:
-        data = text.encode("utf-8")
+        return text.encode("utf-8") + b"\n", True
     except UnicodeEncodeError:
-        data = json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode("ascii")
-    return data + b"\n"
+        escaped = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+        return escaped.encode("ascii") + b"\n", False
 
 
 def render(value: object, limit: int = DISPLAY_LIMIT) -> str:

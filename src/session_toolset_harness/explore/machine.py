@@ -28,9 +28,10 @@ from session_toolset_model.conditions import RecordingAlgebra
 from session_toolset_model.world import World
 
 from . import pools
+from . import strategies as gen
 from .context import RunContext
 from .observe import Observer
-from .protocol_rules import Request, WholeProtocolRules, expected_reply
+from .protocol_rules import Request, WholeProtocolRules, expect_and_encode
 from .steering import GenerationEdgeRules
 
 Reply = dict[str, Any]
@@ -92,8 +93,8 @@ class ExploreMachine(WholeProtocolRules, GenerationEdgeRules):
 
     def step(self, request: Request) -> Reply:
         """Send one request to both sides; the observer checks reply, state and frame."""
-        expected = expected_reply(self.world, request)
-        self.observer.step(request, expected)
+        expected, line = expect_and_encode(self.world, request)
+        self.observer.step(request, expected, line)
         return expected
 
     def teardown(self) -> None:
@@ -460,7 +461,7 @@ class ExploreMachine(WholeProtocolRules, GenerationEdgeRules):
         raw_id = data.draw(hostile_ids, label="hostile id")
         raw_session = data.draw(hostile_sessions, label="hostile session")
         known = self.world.set_names()
-        name = data.draw(st.sampled_from(known)) if known else None
+        name = data.draw(gen.sampled(known)) if known else None
         record: Reply = {
             "source": {"kind": "builtin", "name": "read"},
             "provenance": {"kind": "builtin_runtime"},
@@ -512,7 +513,7 @@ class ExploreMachine(WholeProtocolRules, GenerationEdgeRules):
         if name is None:
             return
         if kind == "activate_model":
-            authority = data.draw(st.sampled_from(["model_confirmed", "unauthorized"]))
+            authority = data.draw(gen.sampled(["model_confirmed", "unauthorized"]))
             self.step(
                 {"op": kind, "set": name, "authority": authority, "tools": ["builtin:read", raw_id]}
             )

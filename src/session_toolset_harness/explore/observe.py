@@ -140,8 +140,9 @@ class Observer:
         self._sut.start_example()
         self._submit(None, None, ALL_ITEMS, reset=True)
 
-    def step(self, request: Reply | RawLine, expected: Reply) -> None:
-        """One operation: queued, checked when its window is read (at once without pipelining)."""
+    def step(self, request: Reply | RawLine, expected: Reply, line: bytes | None = None) -> None:
+        """One operation: queued, checked when its window is read (at once without pipelining).
+        ``line``: the request already encoded (`encode_line`), if the caller has it."""
         self._index += 1
         before = self._expected
         now = self._expected_now()
@@ -151,7 +152,7 @@ class Observer:
             wanted = named_items(request)
             wanted.update(i for i in ALL_ITEMS if now[i] is not before[i])
             items = tuple(sorted(wanted))
-        self._submit(request, expected, items)
+        self._submit(request, expected, items, line=line)
 
     def finish(self) -> None:
         """End of the example: observe everything and check whatever is still outstanding."""
@@ -182,6 +183,7 @@ class Observer:
         *,
         reset: bool = False,
         probe: bool = False,
+        line: bytes | None = None,
     ) -> None:
         observed = tuple(self._expected_now()[i] for i in items)
         lines = [_LINES[i] for i in items]
@@ -189,7 +191,7 @@ class Observer:
             lines.insert(0, _RESET_LINE)
             request = _RESET
         elif request is not None:
-            lines.insert(0, encode_line(request))
+            lines.insert(0, encode_line(request) if line is None else line)
         if probe:
             lines.append(_PROBE_LINE)
         self._pending.append(_Entry(self._index, request, expected, items, observed, probe))

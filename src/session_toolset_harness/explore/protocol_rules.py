@@ -17,8 +17,9 @@ from hypothesis.stateful import RuleBasedStateMachine, rule
 from session_toolset_model.world import World
 from session_toolset_model.world.alias import aliases
 from session_toolset_model.world.fields import Fields, derived_id
+from session_toolset_model.world.json_text import INT_MAX, INT_MIN
 
-from ..conform.jsonio import RawLine
+from ..conform.jsonio import RawLine, encode_value_line
 from . import pools
 from . import strategies as gen
 
@@ -31,6 +32,46 @@ def expected_reply(world: World, request: Request) -> Reply:
     if isinstance(request, RawLine):
         return world.handle_line(request.data)
     return world.handle(request)
+
+
+PLAIN_DEPTH: Final = 32
+"""Containers nested deeper than this take the world's text parser (SPEC.md's depth bound is the
+parser's to apply)."""
+
+
+def plain(value: object, depth: int = 0) -> bool:
+    """A value the world's JSON text parser gives back unchanged from its compact UTF-8 encoding:
+    strings (their line went out as raw UTF-8, so none holds a lone surrogate), booleans, null,
+    integers within SPEC.md 1.4's integer range (others parse as doubles), and objects with
+    string keys and arrays of those, shallowly nested.  Floats are not plain (``-0.0``, rounding
+    and range are the parser's to decide)."""
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return True
+    if kind is int:
+        return INT_MIN <= value <= INT_MAX  # type: ignore[operator]
+    if depth >= PLAIN_DEPTH:
+        return False
+    if kind is dict:
+        items = value.items()  # type: ignore[attr-defined]
+        return all(type(k) is str and plain(v, depth + 1) for k, v in items)
+    if kind is list:
+        return all(plain(v, depth + 1) for v in value)  # type: ignore[attr-defined]
+    return False
+
+
+def expect_and_encode(world: World, request: Request) -> tuple[Reply, bytes]:
+    """The world's reply to a request and the line the SUT is sent (newline-terminated), with
+    the request encoded once.  A plain request (`plain`, raw UTF-8) is answered as the parsed
+    value it is, without the world re-parsing its own encoding character by character: the
+    parser would give back an equal value, so the reply is the one `World.handle` gives
+    (`tests/explore/test_expect_fast.py` checks both paths agree on every request of a run)."""
+    if isinstance(request, RawLine):
+        return world.handle_line(request.data), request.data + b"\n"
+    line, utf8 = encode_value_line(request)
+    if utf8 and plain(request):
+        return world.answer(request), line
+    return world.handle_line(line[:-1]), line
 
 
 def op_name(request: Request) -> str:
@@ -136,6 +177,7 @@ FAULTS: Final[dict[str, tuple[Any, ...]]] = {
 # Strategies built once: building them inside a rule costs more than drawing from them.
 SOURCES: Final = gen.sources()
 RAW_TOOL_IDS: Final = gen.raw_tool_ids()
+RAW_TOOL_IDS_OR_JUNK: Final = st.one_of(RAW_TOOL_IDS, st.sampled_from([5, None]))
 SESSION_TEXTS: Final = gen.session_texts()
 SCHEMAS: Final = gen.json_values(6)
 JSON_VALUES: Final = gen.json_values()
@@ -184,34 +226,34 @@ class WholeProtocolRules(RuleBasedStateMachine):
         names = self.world.set_names()
         draw = data.draw
         if kind in ("tool", "opt_tool", "tool_or_null"):
-            return draw(st.sampled_from(pools.TOOL_IDS))
+            return draw(gen.sampled(pools.TOOL_IDS))
         if kind == "tools":
-            return draw(st.lists(st.sampled_from(pools.TOOL_IDS), max_size=2))
+            return draw(st.lists(gen.sampled(pools.TOOL_IDS), max_size=2))
         if kind in ("session", "grant_session"):
-            return draw(st.sampled_from(pools.SESSIONS))
+            return draw(gen.sampled(pools.SESSIONS))
         if kind in ("set", "set_or_null"):
-            return draw(st.sampled_from(names)) if names else "A"
+            return draw(gen.sampled(names)) if names else "A"
         if kind in ("grant", "grants"):
             grants = sorted(self.world.grants) or ["g1"]
-            one = draw(st.sampled_from(grants))
+            one = draw(gen.sampled(grants))
             return one if kind == "grant" else [one]
         if kind == "u64":
             return self.world.generation()
         if kind in ("bool", "opt_bool"):
             return draw(st.booleans())
         if kind == "authority":
-            return draw(st.sampled_from(["model_confirmed", "unauthorized"]))
+            return draw(gen.sampled(["model_confirmed", "unauthorized"]))
         if kind == "str_or_null":
-            return draw(st.sampled_from([None, "0", "1"]))
+            return draw(gen.sampled([None, "0", "1"]))
         if kind == "any":
-            return draw(st.sampled_from(pools.SCHEMAS))
+            return draw(gen.sampled(pools.SCHEMAS))
         if kind == "source":
-            return {"kind": "builtin", "name": draw(st.sampled_from(["read", "bash"]))}
+            return {"kind": "builtin", "name": draw(gen.sampled(["read", "bash"]))}
         if kind == "provenance":
             return {"kind": "builtin_runtime"}
         if kind == "opt_strs":
             return ["t"]
-        return draw(st.sampled_from(["A", "B", "x"]))
+        return draw(gen.sampled(["A", "B", "x"]))
 
     @rule(data=st.data(), kind=st.sampled_from(["identity", "digest"]))
     def protocol_probe(self, data: st.DataObject, kind: str) -> None:
@@ -239,13 +281,13 @@ class WholeProtocolRules(RuleBasedStateMachine):
         The deciding field is drawn uniformly from the op's row and its fault uniformly from
         the field kind's faults, so a late field (``authority``, ``provenance``, ``tags``) decides
         as often as the first one; the other faults come after it and must not matter."""
-        op = data.draw(st.sampled_from(sorted(ROWS)), label="op")
+        op = data.draw(gen.sampled(sorted(ROWS)), label="op")
         row = ROWS[op]
         first = data.draw(st.integers(0, len(row) - 1), label="deciding field")
         later = range(first + 1, len(row))
         extra = data.draw(st.integers(0, 2), label="more faults") if later else 0
         broken = {first} | set(
-            data.draw(st.lists(st.sampled_from(later), max_size=extra), label="later faulty fields")
+            data.draw(st.lists(gen.sampled(later), max_size=extra), label="later faulty fields")
             if extra
             else ()
         )
@@ -269,7 +311,7 @@ class WholeProtocolRules(RuleBasedStateMachine):
         elif op == "tool_id_parse":
             request = {
                 "op": op,
-                "raw": data.draw(st.one_of(RAW_TOOL_IDS, st.sampled_from([5, None]))),
+                "raw": data.draw(RAW_TOOL_IDS_OR_JUNK),
             }
         elif op == "tool_id":
             request = {"op": op, "source": data.draw(SOURCES)}
@@ -285,16 +327,16 @@ class WholeProtocolRules(RuleBasedStateMachine):
                 "digest": "00",
             }
         else:
-            env = data.draw(st.sampled_from([None, "0", "00", "", " 0", "0 ", "1", "false"]))
+            env = data.draw(gen.sampled([None, "0", "00", "", " 0", "0 ", "1", "false"]))
             request = {"op": op, "env": env}
         self.step(request)
 
     def digest_probe(self, data: st.DataObject) -> None:
-        kind = data.draw(st.sampled_from(["value", "value", "deep", "line", "line"]), label="kind")
+        kind = data.draw(gen.sampled(["value", "value", "deep", "line", "line"]), label="kind")
         if kind == "value":
             self.step({"op": "digest", "schema": data.draw(JSON_VALUES)})
         elif kind == "deep":
-            depth = data.draw(st.sampled_from([60, 125, 126]))
+            depth = data.draw(gen.sampled([60, 125, 126]))
             self.step({"op": "digest", "schema": gen.nested(depth)})
         else:
             self.step(RawLine(data.draw(RAW_LINES)))
@@ -308,7 +350,7 @@ class WholeProtocolRules(RuleBasedStateMachine):
         known = sorted(set(self.world.observe()["records"]) - set(pools.TOOL_IDS))
         use = data.draw(st.booleans(), label="use one")
         if known and use:
-            self.wild_use(data, data.draw(st.sampled_from(known), label="wild tool"))
+            self.wild_use(data, data.draw(gen.sampled(known), label="wild tool"))
 
     def _wild_record(self, data: st.DataObject, explicit: bool, upsert: bool) -> None:
         """A record from a random source (derived id) or with a random explicit id text, a
@@ -325,7 +367,7 @@ class WholeProtocolRules(RuleBasedStateMachine):
             present = sorted(self.world.observe()["records"])
             request = {
                 "op": "catalog_upsert",
-                "replaced": data.draw(st.sampled_from([None, *present[:4]])),
+                "replaced": data.draw(gen.sampled([None, *present[:4]])),
                 **{k: v for k, v in request.items() if k != "op"},
             }
         if explicit:
@@ -345,7 +387,7 @@ class WholeProtocolRules(RuleBasedStateMachine):
         """The gate and host doors on a record with a random identity."""
         op = data.draw(WILD_OPS, label="op")
         names = self.world.set_names()
-        name = data.draw(st.sampled_from(names), label="set") if names else "A"
+        name = data.draw(gen.sampled(names), label="set") if names else "A"
         if op == "issue_grant":
             self.step({"op": op, "name": "g1", "session": "s1", "tool": tool})
         elif op == "activate_model":
@@ -386,7 +428,7 @@ class WholeProtocolRules(RuleBasedStateMachine):
             if entry.tool not in ids:
                 continue
             if data.draw(st.booleans(), label="call it") and sets:
-                name = data.draw(st.sampled_from(sets), label="set")
+                name = data.draw(gen.sampled(sets), label="set")
                 self.step({"op": "authorize_wire", "set": name, "wire_name": wire})
             else:
                 self.step({"op": "resolve", "wire_name": wire})
@@ -394,14 +436,14 @@ class WholeProtocolRules(RuleBasedStateMachine):
     def resolve_probe(self, data: st.DataObject) -> None:
         """Resolve (or authorize) a wire name: an alias or runtime name of a live record, a
         near miss, a text beyond the 128-byte bound, or a random one."""
-        op = data.draw(st.sampled_from(["resolve", "authorize_wire"]), label="op")
+        op = data.draw(gen.sampled(["resolve", "authorize_wire"]), label="op")
         pick = data.draw(
-            st.sampled_from(["alias", "alias", "runtime_name", "prefix", "long", "random"]),
+            gen.sampled(["alias", "alias", "runtime_name", "prefix", "long", "random"]),
             label="pick",
         )
         world = self.world
         names = world.set_names()
-        name = data.draw(st.sampled_from(names), label="set") if names else "A"
+        name = data.draw(gen.sampled(names), label="set") if names else "A"
         everyone = world.live()  # aliases are handed out over the whole registry
         live = everyone
         if op == "authorize_wire" and name in names:
@@ -410,13 +452,13 @@ class WholeProtocolRules(RuleBasedStateMachine):
             live = [e for e in everyone if e.tool in known] or everyone  # a tool the set knows
         assigned = [(a, e) for a, e in aliases(everyone) if e in live]
         if pick == "alias" and assigned:
-            wire = data.draw(st.sampled_from([a for a, _ in assigned]))
+            wire = data.draw(gen.sampled([a for a, _ in assigned]))
         elif pick == "runtime_name" and live:
-            wire = data.draw(st.sampled_from([e.runtime_name for e in live]))
+            wire = data.draw(gen.sampled([e.runtime_name for e in live]))
         elif pick == "prefix" and assigned:
-            wire = data.draw(st.sampled_from([a for a, _ in assigned]))[:-1]
+            wire = data.draw(gen.sampled([a for a, _ in assigned]))[:-1]
         elif pick == "long":
-            wire = data.draw(st.sampled_from(["x" * 129, "é" * 65, "a" + "é" * 64, "y" * 300]))
+            wire = data.draw(gen.sampled(["x" * 129, "é" * 65, "a" + "é" * 64, "y" * 300]))
         else:
             wire = data.draw(SHORT_TEXT)
         if op == "resolve":

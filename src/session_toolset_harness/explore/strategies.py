@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from decimal import Decimal
-from typing import Any, Final, Literal
+from functools import cache, lru_cache
+from typing import Any, Final, Literal, TypeVar
 
 import hypothesis.strategies as st
 
@@ -21,8 +23,34 @@ BUDGETS = (57, 60, 64, 128, 200, 256)
 _LOWER = "abcdefghijklmnopqrstuvwxyz0123456789"
 _REST = _LOWER + "_.-"
 _SURROGATES: Final[tuple[Literal["Cs"]]] = ("Cs",)
+T = TypeVar("T")
+_SAMPLED: dict[tuple[tuple[type, object], ...], st.SearchStrategy[Any]] = {}
+_SAMPLED_BOUND: Final = 4096
 
 
+def sampled(elements: Sequence[T]) -> st.SearchStrategy[T]:
+    """``st.sampled_from(elements)``, built once per distinct sequence of (hashable) elements.
+
+    A rule that draws from a list it computes (the world's set names, a row's fields) would
+    otherwise build, validate and label a new strategy at every step, which costs more than the
+    draw; the cached one draws exactly the same choices.  Keyed by type as well, so ``1`` and
+    ``True`` stay apart."""
+    key = tuple((type(e), e) for e in elements)
+    try:
+        found = _SAMPLED.get(key)
+    except TypeError:  # unhashable elements (objects): built each time
+        return st.sampled_from(elements)
+    if found is None:
+        if len(_SAMPLED) >= _SAMPLED_BOUND:  # random names: keep the memory bounded
+            _SAMPLED.clear()
+        # a list is copied (the caller's may change); a tuple or range is what it was
+        found = _SAMPLED[key] = st.sampled_from(
+            list(elements) if isinstance(elements, list) else elements
+        )
+    return found
+
+
+@cache  # a flatmap's expansion: one strategy per value, not one per draw
 def _near(budget: int) -> st.SearchStrategy[int]:
     """A length on or next to a budget, or to the longest raw text whose hex still fits."""
     hex_fit = (budget - 4) // 2
@@ -31,6 +59,7 @@ def _near(budget: int) -> st.SearchStrategy[int]:
     )
 
 
+@cache
 def canonical(length: int) -> st.SearchStrategy[str]:
     return st.builds(
         lambda first, rest: first + rest,
@@ -75,13 +104,18 @@ def sources() -> st.SearchStrategy[dict[str, str]]:
 def provenance_for(source: dict[str, str]) -> st.SearchStrategy[dict[str, str]]:
     """Mostly the provenance matching the source (trusted), sometimes another or unverified."""
     owner = source.get("extension_id") or source.get("server_id") or source.get("plugin_id") or ""
+    return _provenances(source["kind"], owner)
+
+
+@lru_cache(maxsize=1024)  # owners are random texts
+def _provenances(kind: str, owner: str) -> st.SearchStrategy[dict[str, str]]:
     matching = {
         "builtin": {"kind": "builtin_runtime"},
         "extension": {"kind": "extension_manifest", "extension_id": owner},
         "mcp": {"kind": "mcp_config", "server_id": owner},
         "plugin": {"kind": "plugin_config", "plugin_id": owner},
         "unknown": {"kind": "builtin_runtime"},
-    }[source["kind"]]
+    }[kind]
     return st.sampled_from(
         [
             matching,
@@ -97,6 +131,7 @@ def provenance_for(source: dict[str, str]) -> st.SearchStrategy[dict[str, str]]:
 def raw_tool_ids() -> st.SearchStrategy[str]:
     """ToolId texts around every rule of `ToolId.parse` (valid ones included)."""
 
+    @cache
     def joined(ns_len: int, name_len: int) -> st.SearchStrategy[str]:
         return st.builds(lambda a, b: f"{a}:{b}", canonical(ns_len), canonical(name_len))
 
@@ -326,6 +361,7 @@ def colliding_runtime_names() -> st.SearchStrategy[list[str]]:
         st.sampled_from([61, 62, 63, 64, 65]).map(lambda n: "r" * n),
     )
 
+    @cache
     def family(base: str) -> st.SearchStrategy[list[str]]:
         cut = base[:-1]
         variants = [base, base + "_2", base + "_3", cut + ".", cut + " ", cut + "é", cut + ":"]
