@@ -107,6 +107,12 @@ def test_parse_strict_refuses_what_is_not_json(text: str) -> None:
         ([1, [2]], [1, [2.0]], False),
         ({"a": 1}, {"a": 1, "b": None}, False),  # exact, not the subset rule
         ({"a": [True, None, "x", -0.0]}, {"a": [True, None, "x", -0.0]}, True),
+        # past the fast text comparison: the walk decides
+        ({"a": 1, "b": [2]}, {"b": [2], "a": 1}, True),  # key order is not a difference
+        ([-0.0], [0.0], True),  # equal doubles, other texts
+        ([{"k": True}], [{"k": 1}], False),
+        ([float("nan")], [float("nan")], False),  # no JSON text
+        ([2**64, "é"], [2**64, "é"], True),
     ],
 )
 def test_same_json_compares_json_types_at_every_depth(

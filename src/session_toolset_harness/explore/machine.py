@@ -32,6 +32,7 @@ from . import strategies as gen
 from .context import RunContext
 from .observe import Observer
 from .protocol_rules import Request, WholeProtocolRules, expect_and_encode
+from .rule_choice import OneDrawRuleStrategy
 from .steering import GenerationEdgeRules
 
 Reply = dict[str, Any]
@@ -84,6 +85,7 @@ class ExploreMachine(WholeProtocolRules, GenerationEdgeRules):
 
     def __init__(self, ctx: RunContext) -> None:
         super().__init__()
+        self._rules_strategy = OneDrawRuleStrategy(self)  # one choice per step's rule
         self.ctx = ctx
         ctx.failure = None  # the last example run (Hypothesis's final replay) decides
         self.world = World(alg=RecordingAlgebra(ctx.conditions))  # the model package's world

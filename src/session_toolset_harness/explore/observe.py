@@ -261,20 +261,26 @@ class Observer:
             else:
                 code = self._check_reply(request, expected, reply)
         actual = [self._receive() for _ in entry.items]
-        records = [
-            StepRecord(OBSERVATION[i], e, a)
-            for i, e, a in zip(entry.items, entry.observed, actual, strict=True)
-        ]
-        for i, record in zip(entry.items, records, strict=True):
-            seen, exp = record.actual, record.expected
+
+        def records() -> list[StepRecord]:  # built for a failure report only
+            return [
+                StepRecord(OBSERVATION[i], e, a)
+                for i, e, a in zip(entry.items, entry.observed, actual, strict=True)
+            ]
+
+        bares: list[Reply] = []
+        for i, exp, seen in zip(entry.items, entry.observed, actual, strict=True):
             bare = None if seen is None else _without_message(seen)
+            if bare is not None:
+                bares.append(bare)
             if (
                 bare is not None
                 and exp is self._last_expected[i]
                 and same_json(bare, self._last_actual[i])
             ):
                 continue  # nothing moved on either side, and it matched before
-            found = None if bare is None else first_difference(exp, bare)
+            # identical values satisfy the subset rule: the walk is for finding a difference
+            found = None if bare is None or same_json(exp, bare) else first_difference(exp, bare)
             if bare is None or found is not None:
                 where = "no reply" if found is None else f"{found.path}: {found.message}"
                 after = (
@@ -283,24 +289,23 @@ class Observer:
                     else ("the end of the example" if request is None else op_name(request))
                 )
                 self._fail(
-                    f"observable state differs after {after} ({record.request['op']} {where})",
-                    records,
+                    f"observable state differs after {after} ({OBSERVATION[i]['op']} {where})",
+                    records(),
                 )
             frame = code != "ok" and self._last_ok <= self._last_seen[i]
             if frame and not same_json(bare, self._last_actual[i]):
                 op = "?" if request is None else op_name(request)
-                self._fail(f"rejected {op} ({code}) changed the SUT's state", records)
+                self._fail(f"rejected {op} ({code}) changed the SUT's state", records())
             if frame and not same_json(exp, self._last_expected[i]):
                 op = "?" if request is None else op_name(request)
-                self._fail(f"oracle: rejected {op} ({code}) changed its state", records)
+                self._fail(f"oracle: rejected {op} ({code}) changed its state", records())
         if entry.probe:
             self._check_probe(self._receive())
         if code == "ok":
             self._last_ok = entry.index
-        for i, record in zip(entry.items, records, strict=True):
-            assert record.actual is not None
-            self._last_actual[i] = _without_message(record.actual)
-            self._last_expected[i] = record.expected
+        for i, exp, bare in zip(entry.items, entry.observed, bares, strict=True):
+            self._last_actual[i] = bare
+            self._last_expected[i] = exp
             self._last_seen[i] = entry.index
 
     def _check_probe(self, reply: Reply | None) -> None:
