@@ -437,7 +437,7 @@ def _rejected_later(s: Step, n: Any, code_at: Callable[[Any], Any], prefix: str)
     whose first failing grant, a later one, fails `activate`'s `LATER_CHECK` (so the per-grant
     activation checks run at a later grant and decide the batch).  Stated with the obligation's
     own ``code_at`` (the model's definition as SPEC.md words it), and the outcome is that code."""
-    k = zi.fresh("later_k", zi.IntS)
+    k = z3.Const("later_k", zi.IntS)  # one per query; `zi.fresh` would renumber the rest
     later = CODE[f"{prefix}.{LATER_CHECK}"]
     return [
         n >= 2,
