@@ -21,6 +21,8 @@ def test_every_step_is_drawn_by_it_and_the_rules_run(monkeypatch: pytest.MonkeyP
     strategies: list[rule_choice.OneDrawRuleStrategy] = []
     original = rule_choice.OneDrawRuleStrategy.do_draw
     swarm = rule_choice.OneDrawRuleStrategy._swarm
+    ready_rules = rule_choice.OneDrawRuleStrategy._ready
+    offered: set[str] = set()
 
     def do_draw(self: rule_choice.OneDrawRuleStrategy, data: Any) -> Any:
         rule, arguments = original(self, data)
@@ -33,7 +35,13 @@ def test_every_step_is_drawn_by_it_and_the_rules_run(monkeypatch: pytest.MonkeyP
         strategies.append(self)
         return enabled
 
+    def recording_ready(self: rule_choice.OneDrawRuleStrategy) -> list[Any]:
+        ready = ready_rules(self)
+        offered.update(r.function.__name__ for r in ready)
+        return ready
+
     monkeypatch.setattr(rule_choice.OneDrawRuleStrategy, "do_draw", do_draw)
+    monkeypatch.setattr(rule_choice.OneDrawRuleStrategy, "_ready", recording_ready)
     monkeypatch.setattr(rule_choice.OneDrawRuleStrategy, "_swarm", counting_swarm)
     result = explore(InProcessSut(), examples=120, steps=30, seed_value=0, shrink=False)
     assert result.failure is None and result.error is None, result.error
@@ -42,6 +50,9 @@ def test_every_step_is_drawn_by_it_and_the_rules_run(monkeypatch: pytest.MonkeyP
     # (nearly) every rule runs; which few never can depends on the run's draws (a set rule
     # needs a set first, a rule with a bundle nested in an argument needs that bundle too)
     assert len(ran) >= len(rules) - 3, (rules - set(ran), ran)
+    # ... but every rule is offered to the one draw: once the bundles fill up every enabled rule
+    # is ready, whatever the walk, so a rule the strategy wrongly never offers fails here
+    assert offered == rules, rules - offered
     # (a draw whose arguments overran the example is not run)
     assert sum(s.draws for s in strategies) >= sum(ran.values()) > 0
     # swarm testing: some examples run (nearly) every rule, others far fewer
