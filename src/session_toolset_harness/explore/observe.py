@@ -59,7 +59,8 @@ FULL_EVERY: Final = 8
 GATE_MESSAGE_LIMIT: Final = 512
 _RESET: Final[Reply] = {"op": "reset"}
 _RESET_LINE: Final = encode_line(_RESET)
-_PROBE_LINE: Final = encode_line({"op": "hello"})
+_PROBE: Final[Reply] = {"op": "hello"}
+_PROBE_LINE: Final = encode_line(_PROBE)
 
 
 def outcome(reply: Reply) -> str:
@@ -121,6 +122,9 @@ class Observer:
         self._expect = expect
         self._state = state
         self.log: list[StepRecord] = []
+        self.exchange: list[StepRecord] = []
+        """Every request after the reset with its expected reply, in the order sent (checked so
+        far): a divergence that does not reproduce is reported as exactly this."""
         self._seen_state: object = _Unset
         self._expected: list[Reply] = []
         self._pending: deque[_Entry] = deque()
@@ -214,7 +218,7 @@ class Observer:
             reason = self._resynchronize(owed - self._received)
             if reason is None or self.ctx.failure is None:
                 raise
-            self.ctx.failure = dataclasses.replace(self.ctx.failure, reason=reason)
+            self.ctx.diverged(dataclasses.replace(self.ctx.failure, reason=reason))
             raise DivergenceError(reason) from err
         self._outstanding = owed - self._received
 
@@ -237,7 +241,9 @@ class Observer:
         announce, self.ctx.on_divergence = self.ctx.on_divergence, None
         if announce is not None:
             announce()
-        self.ctx.failure = Divergence(tuple(self.log), tuple(observation), reason)
+        self.ctx.diverged(
+            Divergence(tuple(self.log), tuple(observation), reason, tuple(self.exchange))
+        )
         raise DivergenceError(reason)
 
     def _receive(self) -> Reply | None:
@@ -263,6 +269,7 @@ class Observer:
             StepRecord(OBSERVATION[i], e, a)
             for i, e, a in zip(entry.items, entry.observed, actual, strict=True)
         ]
+        self.exchange += records
         for i, record in zip(entry.items, records, strict=True):
             seen, exp = record.actual, record.expected
             bare = None if seen is None else _without_message(seen)
@@ -292,7 +299,9 @@ class Observer:
                 op = "?" if request is None else op_name(request)
                 self._fail(f"oracle: rejected {op} ({code}) changed its state", records)
         if entry.probe:
-            self._check_probe(self._receive())
+            probe = self._receive()
+            self.exchange.append(StepRecord(_PROBE, {"ok": True, "protocol": 1}, probe))
+            self._check_probe(probe)
         if code == "ok":
             self._last_ok = entry.index
         for i, record in zip(entry.items, records, strict=True):
@@ -312,7 +321,9 @@ class Observer:
             )
 
     def _check_reply(self, request: Reply | RawLine, expected: Reply, actual: Reply | None) -> str:
-        self.log.append(StepRecord(request, expected, actual))
+        record = StepRecord(request, expected, actual)
+        self.log.append(record)
+        self.exchange.append(record)
         if actual is None:
             self._fail(f"no usable reply: {self._failure}", [])
         assert actual is not None

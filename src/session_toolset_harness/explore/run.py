@@ -13,6 +13,7 @@ example database (``database=None``), so a CI failure reproduces from the seed i
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections import Counter
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 
 from hypothesis import HealthCheck, Phase, seed, settings
 from hypothesis.database import ExampleDatabase, InMemoryExampleDatabase
+from hypothesis.errors import Flaky, FlakyFailure, FlakyReplay, FlakyStrategyDefinition
 from hypothesis.reporting import with_reporter
 from hypothesis.stateful import run_state_machine_as_test
 from session_toolset_model.conditions import ConditionTable
@@ -34,13 +36,19 @@ from .context import (
     learn_digests,
 )
 from .machine import ExploreMachine
-from .reduce import reduce
+from .reduce import reduce, replay_exchange
 from .sut import InProcessSut, Sut
 
 PIPELINE_WINDOW = 64
 """Requests an external adapter may have outstanding before the explorer reads its replies."""
 
 PROFILE_ENV = "SESSION_TOOLSET_PROFILE"
+
+FLAKY_ERRORS = tuple(
+    e.__name__ for e in (Flaky, FlakyFailure, FlakyReplay, FlakyStrategyDefinition)
+)
+"""Hypothesis's errors for an example that failed once and passed (or ran otherwise) when
+replayed: with a divergence seen, the implementation answered differently the second time."""
 
 
 @dataclass(frozen=True)
@@ -162,12 +170,17 @@ def explore(
     generate = [Phase.generate, Phase.target, *([Phase.shrink] if shrink and not two_runs else [])]
     error = run(generate, database)
     if two_runs and ctx.failure is not None and error is None:
-        found, ctx.window = ctx.failure, 1
+        ctx.window = 1
         error = run([Phase.reuse, Phase.shrink], database)
-        if ctx.failure is None:  # the replay did not reproduce it: report it as found
-            ctx.failure = found
-    if shrink and ctx.failure is not None and error is None:
-        ctx.failure = reduce(sut, ctx.failure)  # drop requests that do not matter
+        if ctx.failure is None and error is None:  # the replay of its example passed
+            error = f"{Flaky.__name__}: the replay of the failing example passed"
+    if ctx.first_failure is not None and (_flaky(error) or (ctx.failure is None and not error)):
+        # It did not happen again when Hypothesis replayed the example (its Flaky error, or a
+        # replay that passed): report the first divergence, as it happened.
+        ctx.failure, error = _as_flaky(sut, ctx.first_failure, error), None
+    elif shrink and ctx.failure is not None and error is None:
+        reduced = reduce(sut, ctx.failure)  # drop requests that do not matter
+        ctx.failure = _literal(sut, ctx.failure) if reduced is ctx.failure else reduced
     return ExploreResult(
         ctx.coverage,
         ctx.failure,
@@ -179,6 +192,31 @@ def explore(
         error,
         conditions=ctx.conditions,
     )
+
+
+def _flaky(error: str | None) -> bool:
+    return error is not None and error.startswith(FLAKY_ERRORS)
+
+
+def _as_flaky(sut: Sut, first: Divergence, error: str | None) -> Divergence:
+    """The first divergence, marked flaky, with what a replay of its exact exchange gives."""
+    again = replay_exchange(sut, first.exchange)
+    kind = (error or "").partition(":")[0]
+    again = "no divergence" if again is None else again
+    note = f"Hypothesis replayed the example: no divergence ({kind}); the exact exchange sent "
+    note += f"once more: {again}"
+    return dataclasses.replace(first, flaky=note, literal=True)
+
+
+def _literal(sut: Sut, found: Divergence) -> Divergence:
+    """Hypothesis reproduced ``found``, but replaying its operations alone (with the standard
+    observations) did not: the divergence depends on the exact requests sent, so the vector is
+    the literal exchange; flaky if even that does not diverge again."""
+    if not found.exchange:
+        return found
+    again = replay_exchange(sut, found.exchange)
+    note = None if again is not None else "replaying the exact exchange: no divergence"
+    return dataclasses.replace(found, literal=True, flaky=note)
 
 
 def default_window(sut: Sut) -> int:
