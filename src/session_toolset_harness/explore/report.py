@@ -60,6 +60,7 @@ def build(
         "min_hits": plan.min_hits,
         "pipeline": plan.pipeline,
         "steps": result.steps,
+        "aimed_examples": result.aimed,
         "wall_seconds": round(outcome.wall_seconds, 3),
         "cpu_seconds": round(result.cpu_seconds, 3),
         "verdict": verdict,

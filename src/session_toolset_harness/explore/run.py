@@ -28,6 +28,7 @@ from hypothesis.stateful import run_state_machine_as_test
 from session_toolset_model.conditions import ConditionTable
 
 from . import condition_gate, coverage, pools
+from .aim_missing import aim_missing
 from .context import (
     DigestPreflightError,
     Divergence,
@@ -88,6 +89,8 @@ class ExploreResult:
     """The failure is in the digest preflight (before any exploration)."""
     conditions: ConditionTable = field(default_factory=ConditionTable)
     """Condition coverage (MC/DC) of the model's decisions over the run."""
+    aimed: int = 0
+    """Aimed examples run after the random ones (`aim_missing`)."""
 
     @property
     def steps_per_second(self) -> float:
@@ -126,8 +129,12 @@ def explore(
     pipeline: bool = True,
     window: int | None = None,
     on_divergence: Callable[[], None] | None = None,
+    min_hits: int = 0,
 ) -> ExploreResult:
     """Run the machine against ``sut``; a divergence is returned, never raised.
+
+    ``min_hits``: a coverage minimum (the profile's); when the random examples leave it unmet,
+    aimed examples follow (`aim_missing`).
 
     ``window``: requests written before their replies are read (default: `default_window`).
     With a window, a divergence surfaces only where the window is read, which shrinks badly;
@@ -174,6 +181,9 @@ def explore(
         error = run([Phase.reuse, Phase.shrink], database)
         if ctx.failure is None and error is None:  # the replay of its example passed
             error = f"{Flaky.__name__}: the replay of the failing example passed"
+    aimed = 0
+    if min_hits and ctx.first_failure is None and error is None:
+        aimed = aim_missing(ctx, min_hits, seed_value)
     if ctx.first_failure is not None and (_flaky(error) or (ctx.failure is None and not error)):
         # It did not happen again when Hypothesis replayed the example (its Flaky error, or a
         # replay that passed): report the first divergence, as it happened.
@@ -191,6 +201,7 @@ def explore(
         digests,
         error,
         conditions=ctx.conditions,
+        aimed=aimed,
     )
 
 
@@ -245,7 +256,12 @@ def explore_rounds(
     total: ExploreResult | None = None
     for offset in range(max(rounds, 1)):
         result = explore(
-            sut, examples=examples, steps=steps, seed_value=seed_value + offset, shrink=shrink
+            sut,
+            examples=examples,
+            steps=steps,
+            seed_value=seed_value + offset,
+            shrink=shrink,
+            min_hits=min_hits,
         )
         if total is None:
             total = result
@@ -253,6 +269,7 @@ def explore_rounds(
             total.coverage.update(result.coverage)
             total.conditions.merge(result.conditions)
             total.steps += result.steps
+            total.aimed += result.aimed
             total.seconds += result.seconds
             total.cpu_seconds += result.cpu_seconds
             total.failure, total.error, total.preflight = (
