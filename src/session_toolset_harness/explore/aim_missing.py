@@ -10,7 +10,7 @@ machine, ``reset``, one macro, the end-of-example observation: compared exactly 
 ones) in a fixed order derived from what is missing and the seed:
 
 * each missing (operation, outcome) pair that `steering.aim` has a recipe for, through that
-  recipe, over a few subjects;
+  recipe, over a few subjects (a batch of one tool and of two), until the pair is hit;
 * then, while anything is still missing (condition outcomes included), `drift_then_rebuild` over
   its argument grid in an order shuffled by the seed (each call flips one condition of the
   rebuild's carry decision, or none).
@@ -36,7 +36,8 @@ from .steering import CHANGES, NOT_PROGRESSIVE, TARGETS
 MAX_EXAMPLES: Final = 400
 """Aimed examples one run may spend (each is a reset and one macro: about 10 requests)."""
 
-Task = tuple[str, dict[str, Any]]
+Task = tuple[str, dict[str, Any], tuple[str, str] | None]
+"""A macro, its arguments, and the (op, outcome) pair it aims at (None: the carry grid)."""
 
 
 def missing(ctx: RunContext, min_hits: int) -> tuple[list[tuple[str, str]], list[str]]:
@@ -51,8 +52,14 @@ def tasks(pairs: list[tuple[str, str]], seed: int) -> Iterator[Task]:
         if pair not in TARGETS:
             continue
         others = [*NOT_PROGRESSIVE[1:], NOT_PROGRESSIVE[0]]
-        for name, tool, other in zip(pools.SET_NAMES, NOT_PROGRESSIVE, others, strict=False):
-            yield "aim", {"target_pair": pair, "name": name, "tool": tool, "other": other}
+        for index, (tool, other) in enumerate(zip(NOT_PROGRESSIVE, others, strict=True)):
+            name = pools.SET_NAMES[index % len(pools.SET_NAMES)]
+            for partner in (tool, other):  # a batch of one, then of two
+                yield (
+                    "aim",
+                    {"target_pair": pair, "name": name, "tool": tool, "other": partner},
+                    pair,
+                )
     grid = list(
         itertools.product(
             sorted(set(CHANGES)),
@@ -79,6 +86,7 @@ def tasks(pairs: list[tuple[str, str]], seed: int) -> Iterator[Task]:
                 "carry": carry,
                 "call": call,
             },
+            None,
         )
 
 
@@ -88,9 +96,11 @@ def aim_missing(ctx: RunContext, min_hits: int, seed: int) -> int:
     if not pairs and not unseen:
         return 0
     run = 0
-    for macro, args in tasks(pairs, seed):
+    for macro, args, pair in tasks(pairs, seed):
         if run >= MAX_EXAMPLES or ctx.failure is not None:
             break
+        if pair is not None and pair not in pairs:
+            continue  # reached by an earlier aimed example
         run += 1
         if not _example(ctx, macro, args):
             break

@@ -276,7 +276,9 @@ class AimRules(SteeringRules):
         op, code = target_pair
         check = code.rsplit(".", 1)[-1]
         door = DOORS[op]
-        batch = [tool] if tool == other else [tool, other]
+        # the user door activates one tool: the batch is that tool (so a trust check's tool is
+        # the one activated)
+        batch = [tool] if tool == other or door == "user" else [tool, other]
         skew, then = _SKEW_FOR.get(check, "none"), "nothing"
         if check == "AlreadyActivated":
             then = "again"
