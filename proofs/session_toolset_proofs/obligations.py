@@ -101,7 +101,10 @@ _CASES = (
     ("counters.overflow_fails_closed.", "at 2^64-1, an operation that would mutate"),
     ("counters.schema_generation_advances", "success from schema_generation >= 1 (batch >= 2)"),
     ("counters.schema_generation_never_decreases", "success (a batch >= 2; a rebuild drop)"),
-    ("postcondition.activate_m", "a batch of at least two rejected after its first grant passed"),
+    (
+        "postcondition.activate_m",
+        "a batch of at least two whose first grant passes, decided by AlreadyActivated later",
+    ),
     ("postcondition.route", "a stale retained set"),
     ("postcondition.set_default_core", "an Unverified record in the catalog"),
     ("postcondition.", "success from schema_generation >= 1"),

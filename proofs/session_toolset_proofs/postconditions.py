@@ -426,10 +426,29 @@ def _bulk_code(s: Step, st: Any, grant_at: Callable[[Any], Any], i: Any, prefix:
     return _first_of(checks, prefix)
 
 
-def _rejected_later(s: Step, n: Any, code_at: Callable[[Any], Any]) -> list[Any]:
-    """The witness case of a batch outcome: a batch of at least two rejected although its
-    first grant passes (so the failure is decided by a later grant, where the batch matters)."""
-    return [n >= 2, z3.Not(s.ok), code_at(z3.IntVal(0)) == CODE["ok"]]
+LATER_CHECK = "Grant.AlreadyActivated"
+"""The per-grant check a batch-outcome witness must see decide a batch at a later grant: the
+`activate` check that reads the target set's own activations (the one a session-wide lookup
+gets wrong), not a DuplicateRequest, which looks only at the batch itself."""
+
+
+def _rejected_later(s: Step, n: Any, code_at: Callable[[Any], Any], prefix: str) -> list[Any]:
+    """The witness case of a batch outcome: a batch of at least two whose first grant passes and
+    whose first failing grant, a later one, fails `activate`'s `LATER_CHECK` (so the per-grant
+    activation checks run at a later grant and decide the batch).  Stated with the obligation's
+    own ``code_at`` (the model's definition as SPEC.md words it), and the outcome is that code."""
+    k = z3.Const("later_k", zi.IntS)  # one per query; `zi.fresh` would renumber the rest
+    later = CODE[f"{prefix}.{LATER_CHECK}"]
+    return [
+        n >= 2,
+        z3.Not(s.ok),
+        code_at(z3.IntVal(0)) == CODE["ok"],
+        k >= 1,
+        _in(n, k),
+        _all_pass(k, code_at),
+        code_at(k) == later,
+        s.res.code == later,
+    ]
 
 
 def batch_outcome_many(v: Variant) -> Query:
@@ -457,7 +476,7 @@ def batch_outcome_many(v: Variant) -> Query:
         ),
         z3.Implies(z3.Not(s.ok), same(s.alg, s.pre, s.post)),
     )
-    return s.query(goal, witness=_rejected_later(s, seq.length, code_at))
+    return s.query(goal, witness=_rejected_later(s, seq.length, code_at, "BulkActivationError"))
 
 
 def batch_outcome_model(v: Variant) -> Query:
@@ -514,7 +533,11 @@ def batch_outcome_model(v: Variant) -> Query:
         ),
         z3.Implies(z3.Not(s.ok), same(s.alg, s.pre, s.post)),
     )
-    case = [s.args["confirmed"], _all_pass(n, issuance_at), *_rejected_later(s, n, bulk_at)]
+    case = [
+        s.args["confirmed"],
+        _all_pass(n, issuance_at),
+        *_rejected_later(s, n, bulk_at, "HostActivationError.Bulk"),
+    ]
     return s.query(goal, witness=case)
 
 

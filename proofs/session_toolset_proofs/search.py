@@ -38,6 +38,7 @@ from session_toolset_model.state import Result, State, initial
 from .explore import ALG, Action, Node, candidates, nodes, outcome, second_state
 from .obligations import FINITE_STATES, SEARCH_BOUND, Obligation, Query
 from .pin import Encoder, pin_step
+from .postconditions import LATER_CHECK
 from .solve import _solver
 
 MAX_CONFIRMATIONS = 25
@@ -246,7 +247,11 @@ def witness_filter(name: str, opname: str) -> Filter:
                 getattr(x.prov, "kind", "") == "unverified" for x in pre.catalog.as_dict().values()
             )
         if name in ("postcondition.activate_many", "postcondition.activate_model"):
-            return not ok and _len(a) >= 2 and _first_passes(opname, node, a)
+            # the forced case names the deciding check (`postconditions.LATER_CHECK`): without
+            # it here the first `MAX_CONFIRMATIONS` candidates are DuplicateRequests and
+            # StaleGenerations at grant 2, all unsat once that check is forced
+            decided = str(r.code).endswith("." + LATER_CHECK)
+            return decided and _len(a) >= 2 and _first_passes(opname, node, a)
         if name.startswith("postcondition."):
             return ok and schemagen >= 1
         if name.startswith("counters.schema_generation_never_decreases."):

@@ -27,7 +27,16 @@ CAUGHT_BY = "isolation/new-set-inherits-nothing"
 @contextlib.contextmanager
 def _patched() -> Iterator[None]:
     original = SessionToolSet.new
+    original_copy = SessionToolSet.copy
     built: list[SessionToolSet] = []
+
+    def copy(self: SessionToolSet) -> SessionToolSet:
+        # A host keeps copies of a set (the retained SharedSessionToolSet holds one, snapshots
+        # are others), so "the latest earlier set" includes the copies of a built set.
+        duplicate = original_copy(self)
+        if any(self is earlier for earlier in built):
+            built.append(duplicate)
+        return duplicate
 
     def new(
         cls: type[SessionToolSet],
@@ -44,7 +53,7 @@ def _patched() -> Iterator[None]:
         built.append(fresh)
         return fresh
 
-    with replaced(SessionToolSet, "new", classmethod(new)):
+    with replaced(SessionToolSet, "new", classmethod(new)), replaced(SessionToolSet, "copy", copy):
         yield
 
 

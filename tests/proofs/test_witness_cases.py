@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import z3  # type: ignore[import-untyped]
+from session_toolset_model.concrete import Grant
 from session_toolset_model.profiles import DEFAULT
 from session_toolset_proofs.explore import nodes
 from session_toolset_proofs.obligations import OBLIGATIONS
@@ -80,3 +81,64 @@ def test_witnesses_show_their_case(all_profiles_report: Report) -> None:
     upsert = final("invariant.step.catalog_upsert")["args"]
     assert upsert["has_replaced"] and upsert["replaced"] != upsert["tool"]
     assert final("no_partial_mutation.activate_many")["outcome"] != "ok"
+    many = final("postcondition.activate_many")
+    assert many["outcome"] == "BulkActivationError.Grant.AlreadyActivated"
+    assert [g["tool"] for g in many["args"]["grants"]] == [T1, T0]
+    model = final("postcondition.activate_model")
+    assert model["outcome"] == "HostActivationError.Bulk.Grant.AlreadyActivated"
+    assert model["args"]["tools"] == [T1, T0]
+
+
+T0, T1 = "mcp.srv-a:t0", "mcp.srv-a:t1"
+
+
+def _t0_activated_t1_free(st: Any) -> bool:
+    """Set A current, T0 activated in it, T1 cataloged and neither activated nor core in A."""
+    a = st.sets["A"]
+    return (
+        _has_set_a(st)
+        and a.acts[T0] is not None
+        and st.catalog[T1] is not None
+        and a.acts[T1] is None
+        and a.core[T1] is None
+    )
+
+
+def _grant(st: Any, tool: str, gen: int | None = None) -> Grant:
+    rec = st.catalog[tool]
+    return Grant(st.sets["A"].session, tool, st.gen if gen is None else gen, rec.digest)
+
+
+def _batch_certificates(name: str) -> dict[str, Any]:
+    """The certificate of a batch-outcome obligation on three batches of two whose first grant
+    passes, from the one state `_t0_activated_t1_free` picks: a duplicate, a stale second grant,
+    and a second grant already activated in the set."""
+    st = next(n.state for n in nodes() if _t0_activated_t1_free(n.state))
+    if name == "postcondition.activate_many":
+        g1 = _grant(st, T1)
+        batches = {
+            "duplicate": (g1, g1),
+            "stale": (g1, _grant(st, T0, st.gen - 1)),
+            "already_activated": (g1, _grant(st, T0)),
+        }
+        return {
+            k: _certify(name, {"name": "A", "grants": b}, _t0_activated_t1_free)
+            for k, b in batches.items()
+        }
+    tools = {"duplicate": (T1, T1), "already_activated": (T1, T0)}
+    return {
+        k: _certify(name, {"confirmed": True, "name": "A", "tools": b}, _t0_activated_t1_free)
+        for k, b in tools.items()
+    }
+
+
+def test_batch_outcome_witness_is_decided_by_a_later_activation_check() -> None:
+    """The forced case of `postcondition.activate_many` / `.activate_model`: a batch of two whose
+    first grant passes and whose second fails `activate`'s AlreadyActivated check.  A batch
+    decided by a DuplicateRequest (or, for `activate_many`, a stale second grant) satisfies the
+    obligation's premises too, so this fails if the case is removed or weakened to "a later grant
+    fails"."""
+    many = _batch_certificates("postcondition.activate_many")
+    assert many == {"duplicate": z3.unsat, "stale": z3.unsat, "already_activated": z3.sat}
+    model = _batch_certificates("postcondition.activate_model")
+    assert model == {"duplicate": z3.unsat, "already_activated": z3.sat}

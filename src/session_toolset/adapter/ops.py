@@ -174,41 +174,41 @@ def _set_new(world: World, req: Request) -> Reply:
     name = req.string("name")
     session = req.session_id("session")
     core = req.tool_ids("core")
-    world.sets[name] = SessionToolSet.new(session, core, world.catalog)
+    world.install(name, SessionToolSet.new(session, core, world.catalog))
     return {}
 
 
 def _set_default_core(world: World, req: Request) -> Reply:
     name = req.string("name")
     session = req.session_id("session")
-    world.sets[name] = SessionToolSet.default_core_for_catalog(session, world.catalog)
+    world.install(name, SessionToolSet.default_core_for_catalog(session, world.catalog))
     return {}
 
 
 def _set_progressive_core(world: World, req: Request) -> Reply:
     name = req.string("name")
     session = req.session_id("session")
-    world.sets[name] = SessionToolSet.progressive_core_for_catalog(session, world.catalog)
+    world.install(name, SessionToolSet.progressive_core_for_catalog(session, world.catalog))
     return {}
 
 
 def _activate(world: World, req: Request) -> Reply:
-    tool_set = world.tool_set(req.string("set"))
+    retained = world.tool_set(req.string("set"))
     grant = world.grant(req.string("grant"))
-    tool_set.activate(grant, world.catalog)
+    retained.with_set(lambda tool_set: tool_set.activate(grant, world.catalog))
     return {}
 
 
 def _activate_many(world: World, req: Request) -> Reply:
-    tool_set = world.tool_set(req.string("set"))
+    retained = world.tool_set(req.string("set"))
     grants = [world.grant(name) for name in req.strings("grants")]
-    return {"applied": tool_set.activate_many(grants, world.catalog)}
+    return {"applied": retained.activate_many(grants, world.catalog)}
 
 
 def _activate_user(world: World, req: Request) -> Reply:
-    tool_set = world.tool_set(req.string("set"))
+    retained = world.tool_set(req.string("set"))
     tool_id = req.tool_id("tool")
-    activate_exact_for_user(tool_set, world.catalog, tool_id)
+    retained.with_set(lambda tool_set: activate_exact_for_user(tool_set, world.catalog, tool_id))
     return {}
 
 
@@ -216,29 +216,37 @@ _AUTHORITIES: Final = {a.value: a for a in ActivationAuthority}
 
 
 def _activate_model(world: World, req: Request) -> Reply:
-    tool_set = world.tool_set(req.string("set"))
+    retained = world.tool_set(req.string("set"))
     authority = _AUTHORITIES.get(req.string("authority"))
     if authority is None:
         raise ProtocolError('authority must be "model_confirmed" or "unauthorized"')
     tool_ids = req.tool_ids("tools")
-    return {"applied": activate_model_initiated(authority, tool_set, world.catalog, tool_ids)}
+    applied = retained.with_set(
+        lambda tool_set: activate_model_initiated(authority, tool_set, world.catalog, tool_ids)
+    )
+    return {"applied": applied}
 
 
 def _revoke(world: World, req: Request) -> Reply:
-    tool_set = world.tool_set(req.string("set"))
-    tool_set.revoke_exact(req.tool_id("tool"))
+    retained = world.tool_set(req.string("set"))
+    retained.revoke_exact(req.tool_id("tool"))
     return {}
 
 
 def _rebuild(world: World, req: Request) -> Reply:
-    tool_set = world.tool_set(req.string("set"))
+    set_name = req.string("set")
+    retained = world.tool_set(set_name)
     into = req.string("into")
     progressive = req.boolean("progressive")
     carry_forward = req.boolean("carry_forward", default=True)
-    rebuilt, dropped = rebuild_session_set(
-        tool_set, world.catalog, progressive=progressive, carry_forward=carry_forward
-    )
-    world.sets[into] = rebuilt
+    if carry_forward and into == set_name:
+        # In place, as a runtime does between rounds: the retained set rebuilds under its lock.
+        dropped = retained.rebuild(world.catalog, progressive=progressive)
+    else:
+        rebuilt, dropped = rebuild_session_set(
+            retained.snapshot(), world.catalog, progressive=progressive, carry_forward=carry_forward
+        )
+        world.install(into, rebuilt)
     return {"dropped": [{"tool": d.tool_id.text, "reason": d.reason.value} for d in dropped]}
 
 
@@ -252,16 +260,17 @@ def _route(world: World, req: Request) -> Reply:
         return fallback
 
     routed = route_session_set(retained, world.catalog, fallback_session)
-    world.sets[into] = routed
+    world.install(into, routed)
     return {"stale": routed.is_stale(world.catalog)}
 
 
 def _is_stale(world: World, req: Request) -> Reply:
-    return {"stale": world.tool_set(req.string("set")).is_stale(world.catalog)}
+    retained = world.tool_set(req.string("set"))
+    return {"stale": retained.with_set(lambda tool_set: tool_set.is_stale(world.catalog))}
 
 
 def _snapshot(world: World, req: Request) -> Reply:
-    return encode_snapshot(world.tool_set(req.string("set")))
+    return encode_snapshot(world.tool_set(req.string("set")).snapshot())
 
 
 # --- gate -------------------------------------------------------------------------------------
@@ -277,21 +286,25 @@ def _resolve(world: World, req: Request) -> Reply:
 
 
 def _authorize(world: World, req: Request) -> Reply:
-    tool_set = world.tool_set(req.string("set"))
+    retained = world.tool_set(req.string("set"))
     tool_id = req.tool_id("tool")
     wire_name = req.optional_string("wire_name")
     record = world.catalog.get(tool_id)
     runtime_name = None if record is None else record.runtime_name
     resolved = ResolvedToolCall.for_tool(tool_id, wire_name=wire_name, runtime_name=runtime_name)
-    call = ExecutionGate.authorize(world.catalog, tool_set, resolved)
+    call = retained.authorize(world.catalog, resolved)
     return {"tool": call.resolved.tool_id.text, "basis": encode_basis(call.basis)}
 
 
 def _authorize_wire(world: World, req: Request) -> Reply:
-    tool_set = world.tool_set(req.string("set"))
+    retained = world.tool_set(req.string("set"))
     wire_name = req.string("wire_name")
     registry = ToolRegistry.from_catalog(world.catalog)
-    call = ExecutionGate.authorize_wire_call(world.catalog, tool_set, registry, wire_name)
+    call = retained.with_set(
+        lambda tool_set: ExecutionGate.authorize_wire_call(
+            world.catalog, tool_set, registry, wire_name
+        )
+    )
     return {"tool": call.resolved.tool_id.text, "basis": encode_basis(call.basis)}
 
 

@@ -1,5 +1,10 @@
 """The adapter's world (PROTOCOL.md "World"): one catalog, named sets and grants, and the
-per-id factory call counters that let vectors observe when the gate acquires a tool."""
+per-id factory call counters that let vectors observe when the gate acquires a tool.
+
+Each named set is held as SPEC.md §5 says a runtime holds a session's set: one retained
+:class:`SharedSessionToolSet` that activation mutates and the gate and the next round read.  So
+the corpus drives the lock-protected wrapper a runtime actually uses, not only the bare set
+underneath it."""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from collections import Counter
 from ..catalog import ToolCatalog
 from ..grant import SessionActivationGrant
 from ..record import ToolFactory
+from ..shared import SharedSessionToolSet
 from ..tool_id import ToolId
 from ..toolset import SessionToolSet
 from .fields import ProtocolError
@@ -24,7 +30,7 @@ class World:
     def reset(self) -> None:
         """Back to the PROTOCOL.md start state: empty catalog at generation 0, nothing named."""
         self.catalog = ToolCatalog()
-        self.sets: dict[str, SessionToolSet] = {}
+        self.sets: dict[str, SharedSessionToolSet] = {}
         self.grants: dict[str, SessionActivationGrant] = {}
         self.factory_calls: Counter[str] = Counter()
 
@@ -38,11 +44,20 @@ class World:
 
         return factory
 
-    def tool_set(self, name: str) -> SessionToolSet:
+    def tool_set(self, name: str) -> SharedSessionToolSet:
         found = self.sets.get(name)
         if found is None:
             raise ProtocolError("unknown set name")
         return found
+
+    def install(self, name: str, tool_set: SessionToolSet) -> None:
+        """Make ``tool_set`` the set named ``name``: the retained set's replacement when the name
+        is taken (as a runtime installs the next round's set), a new retained set otherwise."""
+        found = self.sets.get(name)
+        if found is None:
+            self.sets[name] = SharedSessionToolSet(tool_set)
+        else:
+            found.replace(tool_set)
 
     def grant(self, name: str) -> SessionActivationGrant:
         found = self.grants.get(name)
