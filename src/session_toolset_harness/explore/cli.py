@@ -152,6 +152,7 @@ def _report(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name: str
         f"explore: {name}{jobs}{part}; last seed {result.seed}; {result.steps} steps in "
         f"{outcome.wall_seconds:.2f} s ({outcome.steps_per_second:,.0f} steps/s wall, "
         f"{cpu_rate:,.0f} steps/s CPU)"
+        + (f"; {result.aimed} aimed examples at outcomes still missing" if result.aimed else "")
     )
     if not args.quiet:
         print(coverage.table(result.coverage))
@@ -176,8 +177,14 @@ def _report(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name: str
             if outcome.failing_stream is None or plan.total_streams == 1
             else (f" (stream {outcome.failing_stream} of {plan.total_streams}, seed {result.seed})")
         )
+        what = "the failing sequence"
+        if result.failure.flaky is not None:
+            what = "the exchange that diverged once (flaky: expect the replay to pass unless it "
+            what += "diverges again)"
+        elif result.failure.literal:
+            what = "the exact failing exchange"
         print(
-            f"explore: wrote the failing sequence{where} to {args.out} "
+            f"explore: wrote {what}{where} to {args.out} "
             f"(replay: session-toolset conform --vectors {args.out})"
         )
         status = EXIT_FAILED

@@ -34,6 +34,15 @@ class Divergence:
     steps: tuple[StepRecord, ...]
     observation: tuple[StepRecord, ...]
     reason: str
+    exchange: tuple[StepRecord, ...] = ()
+    """Every request of the example after its ``reset``, in the order sent (operations, their
+    observations, the end-of-example probe), up to the one that diverged: what the SUT saw."""
+    flaky: str | None = None
+    """Set when the divergence did not reproduce when Hypothesis replayed its example: what
+    replaying gave.  A flaky divergence is reported `literal`."""
+    literal: bool = False
+    """The vector is the literal `exchange`: no replay of the operations alone reproduced the
+    divergence, so nothing was cut (flaky, or dependent on the observation requests sent)."""
 
 
 class DivergenceError(AssertionError):
@@ -58,6 +67,15 @@ class RunContext:
     Hypothesis's shrinker more to cut (it must stay one deterministic function of the draws)."""
     on_divergence: Callable[[], None] | None = None
     """Called at the first divergence of the run, before any shrinking."""
+    first_failure: Divergence | None = None
+    """The first divergence of the run, kept whatever Hypothesis's replays do next (`failure`
+    is the last example's, None when the final replay passed: a flaky implementation)."""
+
+    def diverged(self, failure: Divergence) -> None:
+        """Record a divergence of the current example (and the run's first, if none yet)."""
+        if self.first_failure is None or self.first_failure is self.failure:
+            self.first_failure = failure  # (the second case: the same example, a new reason)
+        self.failure = failure
 
 
 def digest_requests() -> list[Reply]:

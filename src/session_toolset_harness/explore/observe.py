@@ -59,7 +59,8 @@ FULL_EVERY: Final = 8
 GATE_MESSAGE_LIMIT: Final = 512
 _RESET: Final[Reply] = {"op": "reset"}
 _RESET_LINE: Final = encode_line(_RESET)
-_PROBE_LINE: Final = encode_line({"op": "hello"})
+_PROBE: Final[Reply] = {"op": "hello"}
+_PROBE_LINE: Final = encode_line(_PROBE)
 
 
 def outcome(reply: Reply) -> str:
@@ -121,6 +122,9 @@ class Observer:
         self._expect = expect
         self._state = state
         self.log: list[StepRecord] = []
+        self.exchange: list[StepRecord] = []
+        """Every request after the reset with its expected reply, in the order sent (checked so
+        far): a divergence that does not reproduce is reported as exactly this."""
         self._seen_state: object = _Unset
         self._expected: list[Reply] = []
         self._pending: deque[_Entry] = deque()
@@ -216,7 +220,7 @@ class Observer:
             reason = self._resynchronize(owed - self._received)
             if reason is None or self.ctx.failure is None:
                 raise
-            self.ctx.failure = dataclasses.replace(self.ctx.failure, reason=reason)
+            self.ctx.diverged(dataclasses.replace(self.ctx.failure, reason=reason))
             raise DivergenceError(reason) from err
         self._outstanding = owed - self._received
 
@@ -239,7 +243,9 @@ class Observer:
         announce, self.ctx.on_divergence = self.ctx.on_divergence, None
         if announce is not None:
             announce()
-        self.ctx.failure = Divergence(tuple(self.log), tuple(observation), reason)
+        self.ctx.diverged(
+            Divergence(tuple(self.log), tuple(observation), reason, tuple(self.exchange))
+        )
         raise DivergenceError(reason)
 
     def _receive(self) -> Reply | None:
@@ -261,13 +267,12 @@ class Observer:
             else:
                 code = self._check_reply(request, expected, reply)
         actual = [self._receive() for _ in entry.items]
-
-        def records() -> list[StepRecord]:  # built for a failure report only
-            return [
-                StepRecord(OBSERVATION[i], e, a)
-                for i, e, a in zip(entry.items, entry.observed, actual, strict=True)
-            ]
-
+        records = [
+            StepRecord(OBSERVATION[i], e, a)
+            for i, e, a in zip(entry.items, entry.observed, actual, strict=True)
+        ]
+        # Every exchange is kept: a divergence that does not reproduce is reported as it was.
+        self.exchange += records
         bares: list[Reply] = []
         for i, exp, seen in zip(entry.items, entry.observed, actual, strict=True):
             bare = None if seen is None else _without_message(seen)
@@ -290,17 +295,19 @@ class Observer:
                 )
                 self._fail(
                     f"observable state differs after {after} ({OBSERVATION[i]['op']} {where})",
-                    records(),
+                    records,
                 )
             frame = code != "ok" and self._last_ok <= self._last_seen[i]
             if frame and not same_json(bare, self._last_actual[i]):
                 op = "?" if request is None else op_name(request)
-                self._fail(f"rejected {op} ({code}) changed the SUT's state", records())
+                self._fail(f"rejected {op} ({code}) changed the SUT's state", records)
             if frame and not same_json(exp, self._last_expected[i]):
                 op = "?" if request is None else op_name(request)
-                self._fail(f"oracle: rejected {op} ({code}) changed its state", records())
+                self._fail(f"oracle: rejected {op} ({code}) changed its state", records)
         if entry.probe:
-            self._check_probe(self._receive())
+            probe = self._receive()
+            self.exchange.append(StepRecord(_PROBE, {"ok": True, "protocol": 1}, probe))
+            self._check_probe(probe)
         if code == "ok":
             self._last_ok = entry.index
         for i, exp, bare in zip(entry.items, entry.observed, bares, strict=True):
@@ -319,7 +326,9 @@ class Observer:
             )
 
     def _check_reply(self, request: Reply | RawLine, expected: Reply, actual: Reply | None) -> str:
-        self.log.append(StepRecord(request, expected, actual))
+        record = StepRecord(request, expected, actual)
+        self.log.append(record)
+        self.exchange.append(record)
         if actual is None:
             self._fail(f"no usable reply: {self._failure}", [])
         assert actual is not None

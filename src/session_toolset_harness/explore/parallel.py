@@ -115,6 +115,7 @@ def _one_stream(plan: Plan, stream: int, round_: int, found: Any, suts: list[Sut
             shrink=plan.shrink,
             pipeline=plan.pipeline,
             on_divergence=None if found is None else (lambda: found.put(("found", stream))),
+            min_hits=plan.min_hits,
         )
     except SutFailure as err:
         return ExploreResult(Counter(), None, 0, 0.0, 0.0, seed, {}, f"the adapter failed: {err}")
@@ -235,6 +236,7 @@ def run_plan(plan: Plan) -> PlanResult:
             total.coverage.update(result.coverage)
             total.conditions.merge(result.conditions)
             total.steps += result.steps
+            total.aimed += result.aimed
             total.cpu_seconds += result.cpu_seconds
             total.digests = total.digests or result.digests
             if result.failure is not None and total.failure is None:

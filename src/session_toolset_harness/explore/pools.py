@@ -270,6 +270,16 @@ def same_provenance_other_trust(tool: str, flavor: int) -> int | None:
     return None
 
 
+def other_provenance_same_trust(tool: str, flavor: int) -> int | None:
+    """A flavor with another provenance than ``flavor`` but the same source trust (the
+    provenance condition of a decision flipped alone), else None."""
+    here = TOOL_BY_ID[tool].flavors[flavor]
+    for index, f in enumerate(TOOL_BY_ID[tool].flavors):
+        if f.provenance != here.provenance and f.trust == here.trust:
+            return index
+    return None
+
+
 def by_error(cases: Mapping[str, tuple[Any, ...]]) -> dict[str, list[str]]:
     """Hostile texts grouped by the first element of their expected outcome (the error)."""
     groups: dict[str, list[str]] = {}

@@ -22,6 +22,7 @@ from session_toolset_model.world.json_text import INT_MAX, INT_MIN
 from ..conform.jsonio import RawLine, encode_value_line
 from . import pools
 from . import strategies as gen
+from .steering import by_outcome
 
 Reply = dict[str, Any]
 Request = Reply | RawLine
@@ -200,16 +201,25 @@ WILD_OPS: Final = st.sampled_from(
         "factory_calls",
     ]
 )
-IDENTITY_OPS: Final = st.sampled_from(
-    [
-        "hello",
-        "tool_id_parse",
-        "tool_id",
-        "session_id_parse",
-        "carry_forward_enabled",
-        "forge_grant",
-    ]
+IDENTITY_SWEEP: Final = (
+    "hello",
+    "tool_id_parse",
+    "tool_id",
+    "session_id_parse",
+    "carry_forward_enabled",
+    "forge_grant",
 )
+PURE_CANDIDATES: Final[dict[str, st.SearchStrategy[Reply]]] = {
+    "tool_id_parse": st.one_of(RAW_TOOL_IDS, st.sampled_from([5, None])).map(
+        lambda raw: {"op": "tool_id_parse", "raw": raw}
+    ),
+    "tool_id": SOURCES.map(lambda source: {"op": "tool_id", "source": source}),
+    "session_id_parse": SESSION_TEXTS.map(lambda raw: {"op": "session_id_parse", "raw": raw}),
+    "carry_forward_enabled": st.sampled_from([None, "0", "00", "", " 0", "0 ", "1", "false"]).map(
+        lambda env: {"op": "carry_forward_enabled", "env": env}
+    ),
+}
+"""Candidates for the identity ops answered from their fields alone."""
 FAULT_VALUES: Final = {kind: st.sampled_from(values) for kind, values in FAULTS.items()}
 
 
@@ -305,31 +315,27 @@ class WholeProtocolRules(RuleBasedStateMachine):
 
     # -- identities and digests --------------------------------------------------------------
     def identity_probe(self, data: st.DataObject) -> None:
-        op = data.draw(IDENTITY_OPS, label="op")
-        if op == "hello":
-            request: Reply = {"op": "hello"}
-        elif op == "tool_id_parse":
-            request = {
-                "op": op,
-                "raw": data.draw(RAW_TOOL_IDS_OR_JUNK),
-            }
-        elif op == "tool_id":
-            request = {"op": op, "source": data.draw(SOURCES)}
-        elif op == "session_id_parse":
-            request = {"op": op, "raw": data.draw(SESSION_TEXTS)}
-        elif op == "forge_grant":  # grant construction maps the same rules to its own codes
-            request = {
-                "op": op,
-                "name": "g3",
-                "session": data.draw(SESSION_TEXTS),
-                "tool": "builtin:read",
-                "generation": 0,
-                "digest": "00",
-            }
-        else:
-            env = data.draw(gen.sampled([None, "0", "00", "", " 0", "0 ", "1", "false"]))
-            request = {"op": op, "env": env}
-        self.step(request)
+        """Every identity op once.  For the ops answered from their fields
+        alone, the outcome class (accepted or rejected) is drawn and the model picks a candidate
+        of that class (`steering.by_outcome`): most raw texts are hostile by design, so a valid
+        one would otherwise be rare."""
+        for op in IDENTITY_SWEEP:
+            if op in PURE_CANDIDATES:
+                accepted = data.draw(st.booleans(), label=f"{op} accepted")
+                self.step(by_outcome(data, PURE_CANDIDATES[op], accepted, op))
+            elif op == "hello":
+                self.step({"op": "hello"})
+            else:  # grant construction maps the same rules to its own codes
+                self.step(
+                    {
+                        "op": "forge_grant",
+                        "name": "g3",
+                        "session": data.draw(SESSION_TEXTS),
+                        "tool": "builtin:read",
+                        "generation": 0,
+                        "digest": "00",
+                    }
+                )
 
     def digest_probe(self, data: st.DataObject) -> None:
         kind = data.draw(gen.sampled(["value", "value", "deep", "line", "line"]), label="kind")

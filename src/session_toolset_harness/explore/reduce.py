@@ -70,6 +70,21 @@ def replay(sut: Sut, requests: list[Any]) -> Divergence | None:
     return None
 
 
+def replay_exchange(sut: Sut, exchange: tuple[StepRecord, ...]) -> str | None:
+    """Send exactly ``exchange`` after ``reset`` (what a vector of it sends), comparing each
+    reply with its recorded expectation; where it diverges, or None when it passes."""
+    sut.send({"op": "reset"})
+    for index, record in enumerate(exchange, 1):
+        try:
+            actual = sut.send(record.request)
+        except SutFailure as err:
+            return f"request {index} ({op_name(record.request)}): no usable reply: {err}"
+        found = first_difference(record.expected, actual)
+        if found is not None:
+            return f"request {index} ({op_name(record.request)}): differs at {found.path}"
+    return None
+
+
 def reduce(sut: Sut, failure: Divergence, *, values: bool = True) -> Divergence:
     """The shortest sequence found by chunk removal that still diverges at the same op, its
     values then shrunk (unless ``values`` is false) and its requests removed once more."""

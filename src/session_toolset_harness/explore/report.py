@@ -3,7 +3,8 @@
 A report carries the plan (seed, jobs, shard, budget, profile minimum), the coverage table, the
 condition table (per decision of the model: the condition outcomes seen with their counts, and
 the operand vectors of a conjunction or disjunction, from which MC/DC's "decides alone" is
-resolved), the verdict and, on a divergence, its reason and the vector file written.  Merging
+resolved), the verdict and, on a divergence, its reason, whether it reproduced on replay
+(``flaky``: what replaying gave, else null) and the vector file written.  Merging
 sums the coverage tables, unions the condition tables (so an outcome decided by two
 evaluations that two shards saw counts, exactly as `--jobs` merges its workers), checks that the
 shards of one plan are all there exactly once, and gives one verdict: any divergence or error
@@ -59,6 +60,7 @@ def build(
         "min_hits": plan.min_hits,
         "pipeline": plan.pipeline,
         "steps": result.steps,
+        "aimed_examples": result.aimed,
         "wall_seconds": round(outcome.wall_seconds, 3),
         "cpu_seconds": round(result.cpu_seconds, 3),
         "verdict": verdict,
@@ -70,6 +72,8 @@ def build(
             "seed": result.seed,
             "stream": outcome.failing_stream,
             "steps": len(failure.steps),
+            "flaky": failure.flaky,
+            "literal": failure.literal,
             "vector": None if vector is None else str(vector),
         },
         "streams": [
@@ -202,7 +206,8 @@ def merge(reports: list[tuple[Path, dict[str, Any]]]) -> Merged:
         if report["verdict"] == "divergence":
             found = report["divergence"] or {}
             problems.append(
-                f"{path}: divergence (seed {found.get('seed')}): {found.get('reason')}"
+                f"{path}: {'flaky ' if found.get('flaky') else ''}divergence "
+                f"(seed {found.get('seed')}): {found.get('reason')}"
                 + (f"; vector {found['vector']}" if found.get("vector") else "")
             )
         elif report["verdict"] == "error":

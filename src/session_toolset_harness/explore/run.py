@@ -13,6 +13,7 @@ example database (``database=None``), so a CI failure reproduces from the seed i
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections import Counter
@@ -21,11 +22,13 @@ from dataclasses import dataclass, field
 
 from hypothesis import HealthCheck, Phase, seed, settings
 from hypothesis.database import ExampleDatabase, InMemoryExampleDatabase
+from hypothesis.errors import Flaky, FlakyFailure, FlakyReplay, FlakyStrategyDefinition
 from hypothesis.reporting import with_reporter
 from hypothesis.stateful import run_state_machine_as_test
 from session_toolset_model.conditions import ConditionTable
 
 from . import condition_gate, coverage, pools
+from .aim_missing import aim_missing
 from .context import (
     DigestPreflightError,
     Divergence,
@@ -34,13 +37,19 @@ from .context import (
     learn_digests,
 )
 from .machine import ExploreMachine
-from .reduce import reduce
+from .reduce import reduce, replay_exchange
 from .sut import InProcessSut, Sut
 
 PIPELINE_WINDOW = 64
 """Requests an external adapter may have outstanding before the explorer reads its replies."""
 
 PROFILE_ENV = "SESSION_TOOLSET_PROFILE"
+
+FLAKY_ERRORS = tuple(
+    e.__name__ for e in (Flaky, FlakyFailure, FlakyReplay, FlakyStrategyDefinition)
+)
+"""Hypothesis's errors for an example that failed once and passed (or ran otherwise) when
+replayed: with a divergence seen, the implementation answered differently the second time."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +89,8 @@ class ExploreResult:
     """The failure is in the digest preflight (before any exploration)."""
     conditions: ConditionTable = field(default_factory=ConditionTable)
     """Condition coverage (MC/DC) of the model's decisions over the run."""
+    aimed: int = 0
+    """Aimed examples run after the random ones (`aim_missing`)."""
 
     @property
     def steps_per_second(self) -> float:
@@ -118,8 +129,12 @@ def explore(
     pipeline: bool = True,
     window: int | None = None,
     on_divergence: Callable[[], None] | None = None,
+    min_hits: int = 0,
 ) -> ExploreResult:
     """Run the machine against ``sut``; a divergence is returned, never raised.
+
+    ``min_hits``: a coverage minimum (the profile's); when the random examples leave it unmet,
+    aimed examples follow (`aim_missing`).
 
     ``window``: requests written before their replies are read (default: `default_window`).
     With a window, a divergence surfaces only where the window is read, which shrinks badly;
@@ -162,12 +177,20 @@ def explore(
     generate = [Phase.generate, Phase.target, *([Phase.shrink] if shrink and not two_runs else [])]
     error = run(generate, database)
     if two_runs and ctx.failure is not None and error is None:
-        found, ctx.window = ctx.failure, 1
+        ctx.window = 1
         error = run([Phase.reuse, Phase.shrink], database)
-        if ctx.failure is None:  # the replay did not reproduce it: report it as found
-            ctx.failure = found
-    if shrink and ctx.failure is not None and error is None:
-        ctx.failure = reduce(sut, ctx.failure)  # drop requests that do not matter
+        if ctx.failure is None and error is None:  # the replay of its example passed
+            error = f"{Flaky.__name__}: the replay of the failing example passed"
+    aimed = 0
+    if min_hits and ctx.first_failure is None and error is None:
+        aimed = aim_missing(ctx, min_hits, seed_value)
+    if ctx.first_failure is not None and (_flaky(error) or (ctx.failure is None and not error)):
+        # It did not happen again when Hypothesis replayed the example (its Flaky error, or a
+        # replay that passed): report the first divergence, as it happened.
+        ctx.failure, error = _as_flaky(sut, ctx.first_failure, error), None
+    elif shrink and ctx.failure is not None and error is None:
+        reduced = reduce(sut, ctx.failure)  # drop requests that do not matter
+        ctx.failure = _literal(sut, ctx.failure) if reduced is ctx.failure else reduced
     return ExploreResult(
         ctx.coverage,
         ctx.failure,
@@ -178,7 +201,33 @@ def explore(
         digests,
         error,
         conditions=ctx.conditions,
+        aimed=aimed,
     )
+
+
+def _flaky(error: str | None) -> bool:
+    return error is not None and error.startswith(FLAKY_ERRORS)
+
+
+def _as_flaky(sut: Sut, first: Divergence, error: str | None) -> Divergence:
+    """The first divergence, marked flaky, with what a replay of its exact exchange gives."""
+    again = replay_exchange(sut, first.exchange)
+    kind = (error or "").partition(":")[0]
+    again = "no divergence" if again is None else again
+    note = f"Hypothesis replayed the example: no divergence ({kind}); the exact exchange sent "
+    note += f"once more: {again}"
+    return dataclasses.replace(first, flaky=note, literal=True)
+
+
+def _literal(sut: Sut, found: Divergence) -> Divergence:
+    """Hypothesis reproduced ``found``, but replaying its operations alone (with the standard
+    observations) did not: the divergence depends on the exact requests sent, so the vector is
+    the literal exchange; flaky if even that does not diverge again."""
+    if not found.exchange:
+        return found
+    again = replay_exchange(sut, found.exchange)
+    note = None if again is not None else "replaying the exact exchange: no divergence"
+    return dataclasses.replace(found, literal=True, flaky=note)
 
 
 def default_window(sut: Sut) -> int:
@@ -207,7 +256,12 @@ def explore_rounds(
     total: ExploreResult | None = None
     for offset in range(max(rounds, 1)):
         result = explore(
-            sut, examples=examples, steps=steps, seed_value=seed_value + offset, shrink=shrink
+            sut,
+            examples=examples,
+            steps=steps,
+            seed_value=seed_value + offset,
+            shrink=shrink,
+            min_hits=min_hits,
         )
         if total is None:
             total = result
@@ -215,6 +269,7 @@ def explore_rounds(
             total.coverage.update(result.coverage)
             total.conditions.merge(result.conditions)
             total.steps += result.steps
+            total.aimed += result.aimed
             total.seconds += result.seconds
             total.cpu_seconds += result.cpu_seconds
             total.failure, total.error, total.preflight = (

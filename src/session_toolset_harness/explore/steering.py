@@ -9,17 +9,23 @@ then takes the decision:
   and provenance equal to the pins and trusted", and the "now core" escape) - change nothing,
   the digest, the provenance, only the source trust (same provenance), remove the record, or
   rebuild so the tool becomes core; call the tool (the gate's checks see the same single
-  change); then rebuild (in place or into another name, progressive or
-  default, carry-forward on, off or defaulted) and call the tool.  Or, instead of rebuilding,
+  change); then rebuild (in place or into another name; progressive or
+  default, carry-forward on, off or defaulted - progressive with carry-forward on after a flip of
+  the digest, provenance or trust, the only rebuild that evaluates the condition flipped) and
+  call the tool.  A provenance flip keeps the trust verdict (a trusted twin of another
+  provenance), so it is the provenance alone that changes.  Or, instead of rebuilding,
   build a fresh set for the same session (`new`, default or progressive core, in place or under
   another name): SPEC.md 3's zero inheritance ("a new set inherits nothing from any other set").
+
+And `by_outcome`, for the ops whose reply depends on their fields alone: the wanted class
+(accepted or rejected) is drawn, and the model picks a candidate of that class.
 
 They know SPEC.md's conditions, not any implementation's bugs.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import hypothesis.strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, rule
@@ -32,6 +38,7 @@ CHANGES = (
     "none",
     "digest",
     "provenance",
+    "provenance",
     "trust",
     "trust",
     "remove",
@@ -40,7 +47,45 @@ CHANGES = (
     "fresh",
     "revoke",
 )
+CARRY_CONDITIONS = ("digest", "provenance", "trust")
+"""The changes that flip one condition of the rebuild's carry decision."""
 NOT_PROGRESSIVE = tuple(t for t in pools.TOOL_IDS if t != "builtin:read" and t != "builtin:bash")
+
+
+def _provenance_subject(tool: str) -> str:
+    """``tool`` if one of its trusted flavors has a trusted twin of another provenance (so the
+    provenance condition can be flipped while the others hold), else the first tool that has."""
+
+    def flippable(t: str) -> bool:
+        flavors = pools.TOOL_BY_ID[t].flavors
+        return any(
+            f.trust == "trusted" and pools.other_provenance_same_trust(t, i) is not None
+            for i, f in enumerate(flavors)
+        )
+
+    return tool if flippable(tool) else next((t for t in NOT_PROGRESSIVE if flippable(t)), tool)
+
+
+PURE_WORLD: Final = World()
+"""Answers the ops whose reply depends on their fields alone (identity parsing, `hello`,
+`carry_forward_enabled`): the model deciding which class a candidate falls in.  Never the
+compared world, so it records no condition and changes no state that is observed."""
+CANDIDATES: Final = 6
+
+
+def by_outcome(
+    data: st.DataObject, candidates: st.SearchStrategy[Reply], accepted: bool, label: str
+) -> Reply:
+    """A request from ``candidates`` that the model accepts (or rejects, as ``accepted``
+    says): up to `CANDIDATES` draws, the last kept if none falls in the wanted class.  Rare
+    outcomes of a field-only op (a valid ToolId text among mostly hostile ones) then come as
+    often as common ones, without the generator knowing which texts are valid."""
+    request = data.draw(candidates, label=label)
+    for _ in range(CANDIDATES - 1):
+        if (PURE_WORLD.handle(request).get("ok") is True) == accepted:
+            break
+        request = data.draw(candidates, label=label)
+    return request
 
 
 class SteeringRules(RuleBasedStateMachine):
@@ -92,6 +137,13 @@ class SteeringRules(RuleBasedStateMachine):
         """Activate ``tool`` exactly in a fresh set (progressive, or `new` with no core), change
         one condition of the
         rebuild's carry decision (or none), rebuild, and call the tool on the rebuilt set."""
+        if change == "provenance":
+            tool = _provenance_subject(tool)
+        if change in CARRY_CONDITIONS:
+            # The flip is of the carry condition: only a progressive rebuild with carry-forward
+            # on evaluates it (a default build makes the trusted tool core, carry off inherits
+            # nothing), so the rebuild below is one.
+            progressive, carry = True, None if carry is False else carry
         flavors = pools.TOOL_BY_ID[tool].flavors
         flavor %= len(flavors)
         if self._current_flavor(tool) is None:
@@ -122,10 +174,18 @@ class SteeringRules(RuleBasedStateMachine):
             record = self._record(tool, current, (schema + 1) % len(pools.SCHEMAS), False)
             self.step({"op": "catalog_upsert", "replaced": tool, **record})
         elif change == "provenance" and current is not None:
-            other = next(
-                (i for i, f in enumerate(flavors) if f.provenance != flavors[current].provenance),
-                None,
-            )
+            # Only the provenance moves: the same trust verdict, when the pool has such a flavor
+            # (else the first other provenance, which moves the trust condition too).
+            other = pools.other_provenance_same_trust(tool, current)
+            if other is None:
+                other = next(
+                    (
+                        i
+                        for i, f in enumerate(flavors)
+                        if f.provenance != flavors[current].provenance
+                    ),
+                    None,
+                )
             if other is not None:
                 self.step(
                     {
@@ -216,7 +276,9 @@ class AimRules(SteeringRules):
         op, code = target_pair
         check = code.rsplit(".", 1)[-1]
         door = DOORS[op]
-        batch = [tool] if tool == other else [tool, other]
+        # the user door activates one tool: the batch is that tool (so a trust check's tool is
+        # the one activated)
+        batch = [tool] if tool == other or door == "user" else [tool, other]
         skew, then = _SKEW_FOR.get(check, "none"), "nothing"
         if check == "AlreadyActivated":
             then = "again"

@@ -53,6 +53,8 @@ def failure_vector(
     failure: Divergence, digests: dict[str, str], seed: int, *, preflight: bool = False
 ) -> dict[str, Any]:
     """The vector of a divergence; a preflight failure's records are the digest steps."""
+    if failure.literal and not preflight:
+        return literal_vector(failure, digests, seed)
     records = [*failure.steps, *failure.observation]
     return {
         "protocol": 1,
@@ -64,13 +66,80 @@ def failure_vector(
     }
 
 
+def diverging_index(records: Iterable[StepRecord]) -> int | None:
+    """The position (0-based) of the last record whose actual reply differs or is missing."""
+    found = None
+    for index, record in enumerate(records):
+        if record.actual is None or first_difference(record.expected, record.actual) is not None:
+            found = index
+    return found
+
+
+def literal_vector(failure: Divergence, digests: dict[str, str], seed: int) -> dict[str, Any]:
+    """The exact exchange of the example that diverged: ``hello``, the digest steps, ``reset``,
+    then every request the explorer sent after its reset (operations, observations, probe), in
+    order, each expecting the oracle's reply.  Nothing is cut: without a replay that diverges
+    again, no shorter sequence can be shown to matter."""
+    steps = [_step({"op": "hello"}, {"ok": True, "protocol": 1})]
+    for request in digest_requests():
+        steps.append(_step(request, {"ok": True, "digest": digests[schema_key(request["schema"])]}))
+    steps.append(_step({"op": "reset"}, {"ok": True}))
+    first = len(steps)
+    steps += [_step(r.request, r.expected) for r in failure.exchange]
+    index = diverging_index(failure.exchange)
+    seen = ""
+    if index is not None:
+        actual = failure.exchange[index].actual
+        got = "no usable reply" if actual is None else render(actual, 300)
+        seen = f" The implementation answered step {first + index} (0-based) with: {got}."
+    if failure.flaky is not None:
+        kind, tags = "flaky-divergence", ["explore", "divergence", "flaky"]
+        why = (
+            f" It did NOT reproduce on replay ({failure.flaky[:300]}): this vector fails "
+            "against the implementation only if it diverges again, and passes against a "
+            "conforming one."
+        )
+    else:
+        kind, tags = "divergence", ["explore", "divergence", "literal"]
+        why = (
+            " A replay of its operations alone did not reproduce it, the exact exchange does: "
+            "nothing was cut."
+        )
+    return {
+        "protocol": 1,
+        "id": f"explore/{kind}-seed-{seed}",
+        "description": f"Failing exchange found by `session-toolset explore` (seed {seed}): "
+        f"{failure.reason[:300]}.{seen}{why} Every request the explorer sent after the "
+        "example's reset, in order; expectations come from the model's oracle.",
+        "tags": tags,
+        "steps": steps,
+    }
+
+
 def write_vector(path: Path, vector: dict[str, Any]) -> None:
     path.write_text(json.dumps(vector, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def describe(failure: Divergence) -> str:
     """The failing sequence as requests with expected vs actual replies."""
-    lines = [f"divergence: {failure.reason}", "", "minimal failing sequence (after reset):"]
+    if failure.flaky is not None:
+        lines = [
+            f"divergence (flaky: not reproduced on replay): {failure.reason}",
+            f"replay: {failure.flaky}",
+            "",
+            "the operations of the example as it ran (after reset; not shrunk, and the "
+            f"vector holds all {len(failure.exchange)} requests sent, observations included):",
+        ]
+    elif failure.literal:
+        lines = [
+            f"divergence: {failure.reason}",
+            "(not reproduced by the operations alone: the vector is the exact exchange, "
+            f"{len(failure.exchange)} requests)",
+            "",
+            "the operations of the example as it ran (after reset):",
+        ]
+    else:
+        lines = [f"divergence: {failure.reason}", "", "minimal failing sequence (after reset):"]
     records = list(failure.steps)
     for index, record in enumerate(records, 1):
         lines.append(f"{index:3}. > {render(record.request, 300)}")

@@ -1,9 +1,12 @@
-"""The reference adapter with one transport fault: ``--fault crash|hang|extra --on OP --nth N``
+"""The reference adapter with one fault: ``--fault crash|hang|extra|wrong --on OP --nth N``
 misbehaves on the N-th request (counted per process) whose op is OP.
 
 * ``crash``: exit with status 3 instead of replying;
 * ``hang``: stop answering (sleep);
-* ``extra``: write the reply twice (one line nobody asked for).
+* ``extra``: write the reply twice (one line nobody asked for);
+* ``wrong``: answer that one request with a rejection (``Protocol``) instead of its reply, then
+  behave again: a divergence that happens once per process, so it does not reproduce when the
+  same requests are replayed to the same process (a flaky implementation).
 """
 
 from __future__ import annotations
@@ -26,9 +29,12 @@ def _op(line: bytes) -> object:
     return request.get("op") if isinstance(request, dict) else None
 
 
+WRONG = json.dumps({"ok": False, "error": "Protocol", "message": "injected once"}) + "\n"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--fault", choices=["crash", "hang", "extra"], required=True)
+    parser.add_argument("--fault", choices=["crash", "hang", "extra", "wrong"], required=True)
     parser.add_argument("--on", required=True)
     parser.add_argument("--nth", type=int, default=1)
     args = parser.parse_args()
@@ -47,6 +53,8 @@ def main() -> int:
                     time.sleep(3600)
                 if args.fault == "extra":
                     sys.stdout.write(text)
+                if args.fault == "wrong":
+                    text = WRONG
         sys.stdout.write(text)
         sys.stdout.flush()
     return 0

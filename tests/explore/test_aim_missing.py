@@ -1,0 +1,35 @@
+"""Aimed examples (`aim_missing`): when the random examples leave a coverage minimum unmet, the
+steering recipes of what is missing run in fresh examples, compared like any other, and a
+divergence they meet is reported and reduced like any other."""
+
+from __future__ import annotations
+
+from session_toolset_harness.explore.aim_missing import MAX_EXAMPLES
+from session_toolset_harness.explore.run import explore
+from session_toolset_harness.explore.steering import TARGETS
+from session_toolset_harness.explore.sut import InProcessSut
+
+from .conftest import miniature
+
+
+def test_aimed_examples_reach_every_activation_outcome_the_random_ones_missed() -> None:
+    plain = explore(InProcessSut(), examples=3, steps=10, seed_value=0)
+    missed = [p for p in TARGETS if plain.coverage[p] == 0]
+    assert plain.aimed == 0 and len(missed) >= len(TARGETS) // 2  # a tiny random budget
+    aimed = explore(InProcessSut(), examples=3, steps=10, seed_value=0, min_hits=1)
+    assert aimed.failure is None and aimed.error is None
+    assert 0 < aimed.aimed <= MAX_EXAMPLES
+    assert [p for p in TARGETS if aimed.coverage[p] == 0] == []
+    assert aimed.steps > plain.steps
+
+
+def test_a_divergence_in_an_aimed_example_is_reported_and_reduced() -> None:
+    mini = miniature("mini_stale_grant_accepted")
+    with mini.patch():
+        aimed = explore(InProcessSut(), examples=3, steps=10, seed_value=0, min_hits=1)
+    # Aimed examples run only when the random ones found nothing: an aimed example found it.
+    assert aimed.failure is not None and aimed.error is None and aimed.aimed > 0
+    assert aimed.failure.flaky is None and not aimed.failure.literal
+    assert "StaleGeneration" in aimed.failure.reason
+    ops = [r.request["op"] for r in aimed.failure.steps]
+    assert ops[-1] == "activate" and len(ops) <= 6  # reduced: the macro's other steps dropped
