@@ -8,7 +8,10 @@ Profiles (``--profile`` on the CLI, ``SESSION_TOOLSET_PROFILE`` under pytest):
 * ``nightly`` — long; every required pair at least 5 times.
 
 Every run is derandomized by an explicit seed (``hypothesis.seed``) and never writes Hypothesis's
-example database (``database=None``), so a CI failure reproduces from the seed it prints.
+example database (``database=None``), so the same command with the same seed walks the same way.
+The walk also depends on what the process has imported (Hypothesis mixes literals of every loaded
+module into its draws), so a failure inside pytest may walk differently from
+``session-toolset explore --seed N``: the reproduction is the vector a divergence writes.
 """
 
 from __future__ import annotations
