@@ -66,6 +66,15 @@ def send(world: World, request: Json) -> Json:
     return reply_to(world, json.dumps(request).encode("utf-8"))
 
 
+def world_after(steps: list[Json]) -> World:
+    """A fresh world after ``steps``, each of which must succeed."""
+    world = World()
+    for step in steps:
+        reply = send(world, step)
+        assert reply["ok"] is True, (step, reply)
+    return world
+
+
 def capture(world: World) -> Json:
     """Everything the world holds, read back through the protocol where it can be."""
     state = send(world, {"op": "catalog_state"})

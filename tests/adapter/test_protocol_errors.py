@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from adapter.adapter_support import Json, capture, reply_to, send
+from adapter.adapter_support import Json, capture, reply_to, world_after
 from session_toolset.adapter import World
 
 BUILTIN = {"kind": "builtin_runtime"}
@@ -25,39 +25,36 @@ MCP_SRV = {"kind": "mcp_config", "server_id": "srv"}
 
 def populated_world() -> World:
     """A world with records, sets, grants, an activation and a counted authorization."""
-    world = World()
-    steps: list[Json] = [
-        {"op": "reset"},
-        {
-            "op": "catalog_insert",
-            "source": {"kind": "builtin", "name": "bash"},
-            "provenance": BUILTIN,
-            "schema": {"type": "object"},
-            "runtime_name": "bash",
-        },
-        {
-            "op": "catalog_insert",
-            "source": {"kind": "mcp", "server_id": "srv", "server_tool_name": "lookup"},
-            "provenance": MCP_SRV,
-            "schema": {"type": "object", "n": 1},
-        },
-        {
-            "op": "catalog_insert",
-            "source": {"kind": "mcp", "server_id": "srv", "server_tool_name": "fetch"},
-            "provenance": MCP_SRV,
-            "schema": {},
-        },
-        {"op": "set_new", "name": "A", "session": "s1", "core": ["builtin:bash"]},
-        {"op": "set_progressive_core", "name": "P", "session": "s2"},
-        {"op": "issue_grant", "name": "g1", "session": "s1", "tool": "mcp.srv:lookup"},
-        {"op": "issue_grant", "name": "g2", "session": "s1", "tool": "mcp.srv:fetch"},
-        {"op": "activate", "set": "A", "grant": "g1"},
-        {"op": "authorize", "set": "A", "tool": "mcp.srv:lookup"},
-    ]
-    for step in steps:
-        reply = send(world, step)
-        assert reply["ok"] is True, reply
-    return world
+    return world_after(
+        [
+            {"op": "reset"},
+            {
+                "op": "catalog_insert",
+                "source": {"kind": "builtin", "name": "bash"},
+                "provenance": BUILTIN,
+                "schema": {"type": "object"},
+                "runtime_name": "bash",
+            },
+            {
+                "op": "catalog_insert",
+                "source": {"kind": "mcp", "server_id": "srv", "server_tool_name": "lookup"},
+                "provenance": MCP_SRV,
+                "schema": {"type": "object", "n": 1},
+            },
+            {
+                "op": "catalog_insert",
+                "source": {"kind": "mcp", "server_id": "srv", "server_tool_name": "fetch"},
+                "provenance": MCP_SRV,
+                "schema": {},
+            },
+            {"op": "set_new", "name": "A", "session": "s1", "core": ["builtin:bash"]},
+            {"op": "set_progressive_core", "name": "P", "session": "s2"},
+            {"op": "issue_grant", "name": "g1", "session": "s1", "tool": "mcp.srv:lookup"},
+            {"op": "issue_grant", "name": "g2", "session": "s1", "tool": "mcp.srv:fetch"},
+            {"op": "activate", "set": "A", "grant": "g1"},
+            {"op": "authorize", "set": "A", "tool": "mcp.srv:lookup"},
+        ]
+    )
 
 
 def _assert_protocol_unchanged(line: bytes) -> Json:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from adapter.adapter_support import Json, send
+from adapter.adapter_support import Json, send, world_after
 from session_toolset import SharedSessionToolSet
 from session_toolset.adapter import World
 
@@ -19,29 +19,26 @@ BUILTIN = {"kind": "builtin_runtime"}
 
 
 def _world_with_activation() -> World:
-    world = World()
-    steps: list[Json] = [
-        {"op": "reset"},
-        {
-            "op": "catalog_insert",
-            "source": {"kind": "builtin", "name": "a"},
-            "provenance": BUILTIN,
-            "schema": {"type": "object"},
-        },
-        {
-            "op": "catalog_insert",
-            "source": {"kind": "builtin", "name": "b"},
-            "provenance": BUILTIN,
-            "schema": {},
-        },
-        {"op": "set_new", "name": "A", "session": "s1", "core": []},
-        {"op": "issue_grant", "name": "g", "session": "s1", "tool": "builtin:a"},
-        {"op": "activate", "set": "A", "grant": "g"},
-    ]
-    for step in steps:
-        reply = send(world, step)
-        assert reply["ok"] is True, (step, reply)
-    return world
+    return world_after(
+        [
+            {"op": "reset"},
+            {
+                "op": "catalog_insert",
+                "source": {"kind": "builtin", "name": "a"},
+                "provenance": BUILTIN,
+                "schema": {"type": "object"},
+            },
+            {
+                "op": "catalog_insert",
+                "source": {"kind": "builtin", "name": "b"},
+                "provenance": BUILTIN,
+                "schema": {},
+            },
+            {"op": "set_new", "name": "A", "session": "s1", "core": []},
+            {"op": "issue_grant", "name": "g", "session": "s1", "tool": "builtin:a"},
+            {"op": "activate", "set": "A", "grant": "g"},
+        ]
+    )
 
 
 def _activated(world: World, name: str) -> list[str]:

@@ -39,6 +39,16 @@ def _unknown(v: Vector, wire: str) -> None:
     )
 
 
+def _unknown_call(v: Vector, wire: str) -> None:
+    v.fail(
+        "authorize_wire",
+        "ToolAuthorizationError.UnknownTool",
+        {"wire_name": bound_wire(wire)},
+        set="A",
+        wire_name=wire,
+    )
+
+
 def _collisions() -> Vector:
     v = Vector(
         f"{G}/aliases-and-collisions",
@@ -216,13 +226,7 @@ def _authorize_wire() -> Vector:
         wire_name="a b",
     )
     for wire in ["nope", "z" * 65536, "\u00e9" * 1000]:
-        v.fail(
-            "authorize_wire",
-            "ToolAuthorizationError.UnknownTool",
-            {"wire_name": bound_wire(wire)},
-            set="A",
-            wire_name=wire,
-        )
+        _unknown_call(v, wire)
     v.ok("factory_calls", {"calls": 2}, tool=r_colon.id)
     v.ok("factory_calls", {"calls": 0}, tool=r_space.id)
     v.ok(
@@ -269,13 +273,7 @@ def _escaped_echo() -> Vector:
     v.ok("set_new", name="A", session="s-a", core=[rec.id])
     for wire in ESCAPED_WIRE_NAMES:
         _unknown(v, wire)
-        v.fail(
-            "authorize_wire",
-            "ToolAuthorizationError.UnknownTool",
-            {"wire_name": bound_wire(wire)},
-            set="A",
-            wire_name=wire,
-        )
+        _unknown_call(v, wire)
     v.ok("authorize_wire", {"tool": rec.id, "basis": core_basis()}, set="A", wire_name="ab")
     v.ok("factory_calls", {"calls": 1}, tool=rec.id)
     return v
