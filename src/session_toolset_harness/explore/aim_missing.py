@@ -11,6 +11,8 @@ ones) in a fixed order derived from what is missing and the seed:
 
 * each missing (operation, outcome) pair that `steering.aim` has a recipe for, through that
   recipe, over a few subjects (a batch of one tool and of two), until the pair is hit;
+* each missing ``Protocol`` rejection of an op with fields, by that op with none of them
+  (PROTOCOL.md: a missing field is ``Protocol``);
 * then, while anything is still missing (condition outcomes included), `drift_then_rebuild` over
   its argument grid in an order shuffled by the seed (each call flips one condition of the
   rebuild's carry decision, or none).
@@ -31,6 +33,7 @@ from typing import Any, Final
 from . import condition_gate, coverage, pools
 from .context import DivergenceError, RunContext
 from .machine import ExploreMachine
+from .protocol_rules import ROWS
 from .steering import CHANGES, NOT_PROGRESSIVE, TARGETS
 
 MAX_EXAMPLES: Final = 400
@@ -49,6 +52,8 @@ def missing(ctx: RunContext, min_hits: int) -> tuple[list[tuple[str, str]], list
 def tasks(pairs: list[tuple[str, str]], seed: int) -> Iterator[Task]:
     """The aimed macro calls, in order: the recipes of the missing pairs, then the carry grid."""
     for pair in pairs:
+        if pair[1] == "Protocol" and pair[0] in ROWS:
+            yield "missing_fields", {"op": pair[0]}, pair
         if pair not in TARGETS:
             continue
         others = [*NOT_PROGRESSIVE[1:], NOT_PROGRESSIVE[0]]

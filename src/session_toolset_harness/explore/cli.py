@@ -24,6 +24,7 @@ from ..conform.client import AdapterStartError
 from . import condition_gate, coverage, report
 from .parallel import Plan, PlanResult, run_plan
 from .run import PROFILES
+from .storage import use_cache_directory
 from .sut import AdapterSut, SutFailure
 from .vectorize import describe, failure_vector, write_vector
 
@@ -283,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    use_cache_directory()  # Hypothesis's caches, not the working directory
     try:
         outcome = run_plan(plan)
     except SutFailure as err:

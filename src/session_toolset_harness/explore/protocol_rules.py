@@ -285,6 +285,10 @@ class WholeProtocolRules(RuleBasedStateMachine):
     def faulty_request(self, data: st.DataObject) -> None:
         self.faulty_fields(data)
 
+    def missing_fields(self, op: str) -> None:
+        """``op`` with none of its fields (an aimed example's recipe for its ``Protocol``)."""
+        self.step({"op": op})
+
     def faulty_fields(self, data: st.DataObject) -> None:
         """A request with one, two or three faulty fields: the first in row order decides.
 

@@ -8,10 +8,10 @@ Profiles (``--profile`` on the CLI, ``SESSION_TOOLSET_PROFILE`` under pytest):
 * ``nightly`` — long; every required pair at least 5 times.
 
 Every run is derandomized by an explicit seed (``hypothesis.seed``) and never writes Hypothesis's
-example database (``database=None``), so the same command with the same seed walks the same way.
-The walk also depends on what the process has imported (Hypothesis mixes literals of every loaded
-module into its draws), so a failure inside pytest may walk differently from
-``session-toolset explore --seed N``: the reproduction is the vector a divergence writes.
+example database (``database=None``), and the constants Hypothesis mixes into its draws are a
+fixed list (`spec_constants`) instead of the literals of whatever local modules the process has
+loaded: so the same seed walks the same way under ``session-toolset explore``, under pytest, from
+an editable or a regular install, and in any working directory (where nothing is written).
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from .context import (
 )
 from .machine import ExploreMachine
 from .reduce import reduce, replay_exchange
+from .spec_constants import fixed_constants
 from .sut import InProcessSut, Sut
 
 PIPELINE_WINDOW = 64
@@ -164,7 +165,7 @@ def explore(
 
     def run(phases: Sequence[Phase], database: ExampleDatabase | None) -> str | None:
         options = hypothesis_settings(examples, steps, phases=phases, database=database)
-        with with_reporter(lambda _message: None):
+        with with_reporter(lambda _message: None), fixed_constants():
             try:
                 run_state_machine_as_test(  # type: ignore[no-untyped-call]
                     seed(seed_value)(factory), settings=options
@@ -252,9 +253,9 @@ def explore_rounds(
     """Run seeds ``seed_value``, ``seed_value + 1``, ... until the coverage minimum is met, a
     divergence or error appears, or ``rounds`` seeds ran; coverage and steps accumulate.
 
-    Hypothesis mixes literals of every loaded module into its draws, so one seed's exact path
-    depends on what else the process imported; extra rounds keep the coverage gate from hanging
-    on that accident while every round stays reproducible from its printed seed.
+    A seed's random examples can leave a rare outcome unhit (Hypothesis's draws cluster) where
+    the aimed examples have no recipe; extra rounds keep the coverage gate from hanging on that
+    while every round stays reproducible from its printed seed.
     """
     total: ExploreResult | None = None
     for offset in range(max(rounds, 1)):

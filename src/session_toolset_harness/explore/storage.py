@@ -1,0 +1,35 @@
+"""Where Hypothesis keeps its caches while ``session-toolset explore`` runs: not the working
+directory.
+
+Hypothesis writes a ``.hypothesis/`` directory (its Unicode tables) into the current directory
+by default; a command-line tool run from a user's project must not leave files there.  The
+explore command points it at the user's cache directory instead, unless the user chose one
+(``HYPOTHESIS_STORAGE_DIRECTORY``).  Explore never writes an example database either
+(`run.hypothesis_settings`), so the cache holds nothing a run depends on.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from hypothesis.configuration import set_hypothesis_home_dir
+
+ENV = "HYPOTHESIS_STORAGE_DIRECTORY"
+
+
+def cache_directory() -> Path:
+    """``$XDG_CACHE_HOME/session-toolset/hypothesis`` (default ``~/.cache/...``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "session-toolset" / "hypothesis"
+
+
+def use_cache_directory() -> Path:
+    """Send Hypothesis's caches to `cache_directory` (and the ``--jobs`` workers, through the
+    environment they inherit), unless ``HYPOTHESIS_STORAGE_DIRECTORY`` is set; the directory
+    used."""
+    chosen = os.environ.get(ENV)
+    where = Path(chosen) if chosen else cache_directory()
+    os.environ[ENV] = str(where)
+    set_hypothesis_home_dir(where)
+    return where

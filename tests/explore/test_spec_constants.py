@@ -1,0 +1,86 @@
+"""A walk is a function of the seed: not of what else the process imported, nor of the working
+directory, where explore leaves nothing behind (`spec_constants`, `storage`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from hypothesis.internal.conjecture import providers
+
+from session_toolset_harness.explore import spec_constants
+
+pytestmark = pytest.mark.spec("1", "2")
+
+WALK = textwrap.dedent(
+    """
+    import json, sys
+    if len(sys.argv) > 1:
+        sys.path.insert(0, sys.argv[1])
+        import extra_literals  # a local module full of literals Hypothesis could mix in
+    from session_toolset_harness.explore.run import explore
+    from session_toolset_harness.explore.sut import InProcessSut
+    r = explore(InProcessSut(), examples=12, steps=15, seed_value=5, shrink=False)
+    print(json.dumps([r.steps, sorted(map(list, r.coverage.items()))]))
+    """
+)
+
+
+def _walk(tmp_path: Path, *extra: str) -> object:
+    done = subprocess.run(
+        [sys.executable, "-c", WALK, *extra],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=True,
+        env={**os.environ, "PYTHONHASHSEED": "random"},
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_walk_does_not_depend_on_the_local_modules_loaded(tmp_path: Path) -> None:
+    # Before `fixed_constants`, Hypothesis mixed these literals into one draw in about twenty
+    # and the two walks below parted within the first examples.
+    folder = tmp_path / "host"
+    folder.mkdir()
+    literals = [*range(3, 400, 7), *(2**k + 1 for k in range(8, 70, 3))]
+    text = ", ".join(map(str, literals)) + ", " + ", ".join(repr(f"w{i}") for i in range(300))
+    (folder / "extra_literals.py").write_text(f"VALUES = [{text}]\n", encoding="utf-8")
+    plain = _walk(tmp_path)
+    assert plain == _walk(tmp_path, str(folder))
+    assert plain == _walk(tmp_path)  # and string hashing differs per process: still the same
+
+
+def test_within_the_block_the_local_pool_is_the_fixed_one() -> None:
+    before = providers._get_local_constants
+    with spec_constants.fixed_constants() as fixed:
+        local = providers._get_local_constants()
+        assert local is fixed
+        assert set(local.set_for_type("integer")) == set(spec_constants.INTEGERS)
+        assert {200, 201, 199, 2**64 - 1, 2**63} <= set(local.set_for_type("integer"))
+        assert "sha-" in local.set_for_type("string")
+    assert providers._get_local_constants is before
+
+
+def test_explore_writes_nothing_into_the_working_directory(tmp_path: Path) -> None:
+    cwd, cache = tmp_path / "project", tmp_path / "cache"
+    cwd.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_STORAGE_DIRECTORY"}
+    env["XDG_CACHE_HOME"] = str(cache)
+    command = Path(sys.executable).parent / "session-toolset"
+    done = subprocess.run(
+        [str(command), "explore", "--examples", "3", "--steps", "5", "--seed", "1", "--quiet"],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert list(cwd.iterdir()) == []
+    assert (cache / "session-toolset" / "hypothesis").is_dir()
