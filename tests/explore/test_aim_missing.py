@@ -4,7 +4,13 @@ divergence they meet is reported and reduced like any other."""
 
 from __future__ import annotations
 
+import pytest
+
+from session_toolset_harness.explore import aim_missing as aiming
+from session_toolset_harness.explore import pools
 from session_toolset_harness.explore.aim_missing import MAX_EXAMPLES
+from session_toolset_harness.explore.context import RunContext
+from session_toolset_harness.explore.protocol_rules import ROWS
 from session_toolset_harness.explore.run import explore
 from session_toolset_harness.explore.steering import TARGETS
 from session_toolset_harness.explore.sut import InProcessSut
@@ -33,3 +39,28 @@ def test_a_divergence_in_an_aimed_example_is_reported_and_reduced() -> None:
     assert "StaleGeneration" in aimed.failure.reason
     ops = [r.request["op"] for r in aimed.failure.steps]
     assert ops[-1] == "activate" and len(ops) <= 6  # reduced: the macro's other steps dropped
+
+
+def test_a_missing_protocol_rejection_is_aimed_at_by_its_op_without_fields() -> None:
+    for op in sorted(ROWS):  # every op that has fields
+        ctx = RunContext(InProcessSut(), pools.reference_digests())
+        macro, args, pair = next(aiming.tasks([(op, "Protocol")], seed=0))
+        assert (macro, pair) == ("missing_fields", (op, "Protocol"))
+        assert aiming._example(ctx, macro, args) and ctx.failure is None
+        assert ctx.coverage[(op, "Protocol")] == 1, op
+
+
+def test_one_aimed_example_settles_a_missing_protocol_rejection(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The seed-6 case of `ci` on d1eb538: only `digest` `Protocol` left; before its recipe the
+    # carry grid ran all 400 aimed examples without reaching it.
+    wanted = [("digest", "Protocol")]
+
+    def missing(ctx: RunContext, min_hits: int) -> tuple[list[tuple[str, str]], list[str]]:
+        return [p for p in wanted if ctx.coverage[p] < min_hits], []
+
+    monkeypatch.setattr(aiming, "missing", missing)
+    ctx = RunContext(InProcessSut(), pools.reference_digests())
+    assert aiming.aim_missing(ctx, 1, seed=6) == 1
+    assert ctx.coverage[wanted[0]] == 1 and ctx.failure is None

@@ -8,9 +8,9 @@ seed ``seed``, then ``seed + 1``, ... per round.  So a run is reproducible from 
 ``--jobs`` and ``--shard``, and the shards of a CI matrix together run what ``--jobs T`` runs in
 its first round.
 
-With ``--jobs`` above 1 every stream is a worker process (``spawn``: a fresh interpreter, so
-what it imported — which Hypothesis mixes into its draws — does not depend on the parent) with
-its own system under test (its own adapter child process, or its own in-process reference).
+With ``--jobs`` above 1 every stream is a worker process (``spawn``: a fresh interpreter that
+shares no state with the parent; the constants Hypothesis mixes into its draws are fixed anyway,
+`spec_constants`) with its own system under test (its own adapter child process, or its own in-process reference).
 Coverage tables are summed.  The first worker to find a divergence announces it; the others are
 stopped at once (their adapter processes killed), while the finder shrinks it; when several
 diverge, the lowest stream wins.  Rounds (a coverage minimum unmet) run all streams again; a
