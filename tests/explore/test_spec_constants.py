@@ -61,10 +61,21 @@ def test_within_the_block_the_local_pool_is_the_fixed_one() -> None:
     with spec_constants.fixed_constants() as fixed:
         local = providers._get_local_constants()
         assert local is fixed
-        assert set(local.set_for_type("integer")) == set(spec_constants.INTEGERS)
-        assert {200, 201, 199, 2**64 - 1, 2**63} <= set(local.set_for_type("integer"))
-        assert "sha-" in local.set_for_type("string")
+        integers = set(local.set_for_type("integer"))
+        assert {v for v in spec_constants.INTEGERS if abs(v) >= 100} <= integers
+        assert {199, 200, 201, 2**64 - 1, 2**63} <= integers
+        assert not any(-100 < v < 100 for v in integers)  # index draws stay unskewed
+        strings = set(local.set_for_type("string"))
+        assert "sha-" in strings and not any(t.isspace() for t in strings)
+        # the generation modules' own vocabulary, from their source text
+        assert 0xD7FF in integers and "\\u12" in strings
     assert providers._get_local_constants is before
+
+
+def test_the_pool_does_not_come_from_the_implementation_or_the_model() -> None:
+    # literals only the implementation and the model spell (their error texts)
+    strings = set(spec_constants.pool().set_for_type("string"))
+    assert "lone surrogate escape" not in strings
 
 
 def test_explore_writes_nothing_into_the_working_directory(tmp_path: Path) -> None:
@@ -74,7 +85,7 @@ def test_explore_writes_nothing_into_the_working_directory(tmp_path: Path) -> No
     env["XDG_CACHE_HOME"] = str(cache)
     command = Path(sys.executable).parent / "session-toolset"
     done = subprocess.run(
-        [str(command), "explore", "--examples", "3", "--steps", "5", "--seed", "1", "--quiet"],
+        [str(command), "explore", "--examples", "20", "--steps", "10", "--seed", "1", "--quiet"],
         capture_output=True,
         text=True,
         cwd=cwd,
@@ -83,4 +94,5 @@ def test_explore_writes_nothing_into_the_working_directory(tmp_path: Path) -> No
     )
     assert done.returncode == 0, done.stderr
     assert list(cwd.iterdir()) == []
-    assert (cache / "session-toolset" / "hypothesis").is_dir()
+    # Hypothesis did write its Unicode tables during this walk: into the user's cache.
+    assert (cache / "session-toolset" / "hypothesis" / "unicode_data").is_dir()

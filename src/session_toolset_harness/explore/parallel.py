@@ -10,12 +10,12 @@ its first round.
 
 With ``--jobs`` above 1 every stream is a worker process (``spawn``: a fresh interpreter that
 shares no state with the parent; the constants Hypothesis mixes into its draws are fixed anyway,
-`spec_constants`) with its own system under test (its own adapter child process, or its own in-process reference).
-Coverage tables are summed.  The first worker to find a divergence announces it; the others are
-stopped at once (their adapter processes killed), while the finder shrinks it; when several
-diverge, the lowest stream wins.  Rounds (a coverage minimum unmet) run all streams again; a
-shard runs one round only, and its coverage minimum is judged on the merged reports
-(``--merge``).
+`spec_constants`) with its own system under test (its own adapter child process, or its own
+in-process reference).  Coverage tables are summed.  The first worker to find a divergence
+announces it; the others are stopped at once (their adapter processes killed), while the finder
+shrinks it; when several diverge, the lowest stream wins.  Rounds (a coverage minimum unmet) run
+all streams again; a shard runs one round only, and its coverage minimum is judged on the merged
+reports (``--merge``).
 """
 
 from __future__ import annotations

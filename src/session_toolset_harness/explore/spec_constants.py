@@ -1,4 +1,4 @@
-"""The constants Hypothesis mixes into explore's draws: SPEC.md's own numbers and texts, fixed.
+"""The constants Hypothesis mixes into explore's draws: a fixed pool, the same in every process.
 
 Hypothesis (6.155) replaces about one draw in twenty of an integer, float, string or bytes value
 with a *constant*: one of its own, or a literal found in the source of any "local" module the
@@ -14,21 +14,34 @@ that made a walk depend on accidents:
 * and the working directory: Hypothesis caches each module's constants under ``.hypothesis/``
   there, so running ``session-toolset explore`` left a directory behind.
 
-While explore runs (`fixed_constants`), the local pool is this fixed one instead: the limits and
-edges SPEC.md and PROTOCOL.md name, where an off-by-one is most likely, and nothing else.  A walk
-is then a function of the seed, the rules and this list (and Hypothesis's version, pinned).
-The patch point is private Hypothesis API; `tests/explore/test_spec_constants.py` fails when a
-Hypothesis upgrade moves it.
+While explore runs (`fixed_constants`), the local pool is `pool` instead, made of two parts:
+
+* the literals of the modules that say what explore sends (`GENERATORS`: the pools, the
+  strategies, the rules), read from their source text by Hypothesis's own extractor, whether or
+  not the package is installed editable: their JSON fragments, escapes, spellings and edges
+  are what made the pool useful, and they are generation's own vocabulary;
+* the limits and edges SPEC.md and PROTOCOL.md name (`INTEGERS`, `FLOATS`, `STRINGS`,
+  `BYTES`), where an off-by-one is most likely.
+
+Both are filtered the way Hypothesis filters what it extracts (no integer within 100 of zero:
+those are the index draws of every ``sampled_from`` and rule choice, which a constant would
+skew; no empty or whitespace-only string, none longer than 20 characters).  A walk is then a
+function of the seed, the generation modules and this list (and Hypothesis's version, pinned):
+not of the implementation, the model, the tests or the host.  The patch point is private
+Hypothesis API; `tests/explore/test_spec_constants.py` fails when a Hypothesis upgrade moves it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import importlib
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from functools import cache
+from pathlib import Path
 from typing import Final
 
 from hypothesis.internal.conjecture import providers
-from hypothesis.internal.constants_ast import Constants
+from hypothesis.internal.constants_ast import Constants, _constants_from_source
 from hypothesis.internal.floats import float_to_int
 
 # Hypothesis's own dependency, the container its pool is made of.
@@ -78,21 +91,50 @@ BYTES: Final[frozenset[bytes]] = frozenset(
 """Byte sequences that are not UTF-8 (or a BOM): §1's strict input rules."""
 
 
+GENERATORS: Final = ("pools", "strategies", "protocol_rules", "steering", "machine")
+"""The explore modules whose literals join the pool: the ones that build requests."""
+
+
+def generator_literals() -> Constants:
+    """The literals of `GENERATORS`, from their source files (not from ``sys.modules``, not
+    cached anywhere), by Hypothesis's own extractor."""
+    found = Constants()
+    for name in GENERATORS:
+        module = importlib.import_module(f"{__package__}.{name}")
+        assert module.__file__ is not None
+        found |= _constants_from_source(Path(module.__file__).read_bytes(), limit=True)
+    return found
+
+
+def _kept(values: Iterable[object]) -> list[object]:
+    """Hypothesis's own filter on extracted constants (see the module docstring)."""
+    kept: list[object] = []
+    for v in values:
+        if isinstance(v, bool) or (isinstance(v, int) and -100 < v < 100):
+            continue
+        if isinstance(v, str) and (v == "" or v.isspace() or len(v) > 20):
+            continue
+        kept.append(v)
+    return kept
+
+
+@cache
 def pool() -> Constants:
     """The fixed pool, in the sorted containers Hypothesis's own pool uses, so the order it
     picks from is the same in every process (hash randomization does not reach it)."""
+    found = generator_literals()
     return Constants(
-        integers=SortedSet(INTEGERS),
-        floats=SortedSet(FLOATS, key=float_to_int),
-        bytes=SortedSet(BYTES),
-        strings=SortedSet(STRINGS),
+        integers=SortedSet(_kept([*INTEGERS, *found.integers])),
+        floats=SortedSet(_kept([*FLOATS, *found.floats]), key=float_to_int),
+        bytes=SortedSet(_kept([*BYTES, *found.bytes])),
+        strings=SortedSet(_kept([*STRINGS, *found.strings])),
     )
 
 
 @contextmanager
 def fixed_constants() -> Iterator[Constants]:
-    """Within the block, Hypothesis draws its local constants from `pool` (and never scans or
-    caches modules); afterwards the previous behaviour is back."""
+    """Within the block, Hypothesis draws its local constants from `pool` (and never scans
+    ``sys.modules`` or writes a cache); afterwards the previous behaviour is back."""
     fixed = pool()
     previous = providers._get_local_constants
     providers.CONSTANTS_CACHE.cache.clear()  # its entries hold the previous pool's choices
