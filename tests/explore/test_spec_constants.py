@@ -61,11 +61,11 @@ def test_within_the_block_the_local_pool_is_the_fixed_one() -> None:
     with spec_constants.fixed_constants() as fixed:
         local = providers._get_local_constants()
         assert local is fixed
-        integers = set(local.set_for_type("integer"))
+        integers = set(local.integers)
         assert {v for v in spec_constants.INTEGERS if abs(v) >= 100} <= integers
         assert {199, 200, 201, 2**64 - 1, 2**63} <= integers
         assert not any(-100 < v < 100 for v in integers)  # index draws stay unskewed
-        strings = set(local.set_for_type("string"))
+        strings = set(local.strings)
         assert "sha-" in strings and not any(t.isspace() for t in strings)
         # the generation modules' own vocabulary, from their source text
         assert 0xD7FF in integers and "\\u12" in strings
@@ -74,7 +74,7 @@ def test_within_the_block_the_local_pool_is_the_fixed_one() -> None:
 
 def test_the_pool_does_not_come_from_the_implementation_or_the_model() -> None:
     # literals only the implementation and the model spell (their error texts)
-    strings = set(spec_constants.pool().set_for_type("string"))
+    strings = set(spec_constants.pool().strings)
     assert "lone surrogate escape" not in strings
 
 
