@@ -185,6 +185,9 @@ JSON_VALUES: Final = gen.json_values()
 RAW_LINES: Final = gen.raw_lines()
 JSON_TEXT_LINES: Final = gen.json_text_lines()
 RUNTIME_NAMES: Final = gen.runtime_names()
+LONG_WIRE_NAMES: Final = st.one_of(
+    st.sampled_from(["x" * 129, "é" * 65, "a" + "é" * 64, "y" * 300]), gen.escaping_wire_names()
+)
 COLLIDING_NAMES: Final = gen.colliding_runtime_names()
 SUMMARIES: Final = gen.unicode_text(0, 300)
 TAGS: Final = st.lists(gen.unicode_text(0, 40), max_size=10)
@@ -445,7 +448,9 @@ class WholeProtocolRules(RuleBasedStateMachine):
 
     def resolve_probe(self, data: st.DataObject) -> None:
         """Resolve (or authorize) a wire name: an alias or runtime name of a live record, a
-        near miss, a text beyond the 128-byte bound, or a random one."""
+        near miss, a text beyond the 128-byte bound (or at it, of characters a message escapes,
+        so an unknown name's denial message must be cut to stay under 512 bytes), or a random
+        one."""
         op = data.draw(gen.sampled(["resolve", "authorize_wire"]), label="op")
         pick = data.draw(
             gen.sampled(["alias", "alias", "runtime_name", "prefix", "long", "random"]),
@@ -468,7 +473,7 @@ class WholeProtocolRules(RuleBasedStateMachine):
         elif pick == "prefix" and assigned:
             wire = data.draw(gen.sampled([a for a, _ in assigned]))[:-1]
         elif pick == "long":
-            wire = data.draw(gen.sampled(["x" * 129, "é" * 65, "a" + "é" * 64, "y" * 300]))
+            wire = data.draw(LONG_WIRE_NAMES)
         else:
             wire = data.draw(SHORT_TEXT)
         if op == "resolve":

@@ -536,8 +536,9 @@ def escaped(text: str) -> st.SearchStrategy[str]:
 
 def json_text_lines() -> st.SearchStrategy[bytes]:
     """Request lines built from JSON text: a digest of a value (often after a discarded one), an
-    identity op or `resolve` whose string field carries escapes, or an envelope whose ``op`` is
-    missing, not a string, unknown or spelled with escapes."""
+    identity op or `resolve` whose string field carries escapes, an envelope whose ``op`` is
+    missing, not a string, unknown or spelled with escapes, or a line of near misses of the
+    lexical rules (`lexical_edge_lines`)."""
     value = json_texts()
     string = json_string_texts(6)
     digest = st.builds(
@@ -576,9 +577,183 @@ def json_text_lines() -> st.SearchStrategy[bytes]:
             max_size=3,
         ),
     )
-    top = st.sampled_from(["digest"] * 5 + ["field"] * 3 + ["envelope", "value"]).flatmap(
-        {"digest": digest, "field": field_ops, "envelope": envelope, "value": value}.__getitem__
-    )
+    kinds = {"digest": digest, "field": field_ops, "envelope": envelope, "value": value}
+    kinds["edge"] = lexical_edge_lines()
+    top = st.sampled_from(
+        ["digest"] * 5 + ["field"] * 3 + ["envelope", "value"] + ["edge"] * 3
+    ).flatmap(kinds.__getitem__)
     return st.builds(lambda a, t, b: a + t + b, _AROUND, top, _AROUND).map(
         lambda t: t.encode("utf-8")
+    )
+
+
+# -- near misses of SPEC.md 1.4's lexical rules, several in one line ---------------------------
+# `json_texts` meets each rule at random, so an accepted line rarely holds a surrogate pair at a
+# range edge and never holds more than a few dozen brackets.  These lines are built around the
+# rules themselves: nesting is counted over brackets *outside* strings, on the whole text (127
+# levels), so a line may carry far more than 127 brackets in total (siblings) or inside strings
+# (after escaped quotes and backslashes) and still be accepted; a surrogate escape is valid only
+# as a high (D800-DBFF) immediately followed by a low (DC00-DFFF), so the edges of both ranges and
+# their neighbours, adjacency broken by one character, an escape or a string boundary, and lows
+# without a high all sit next to the accepted pairs; a number is refused only when its exact value
+# is beyond the largest double.  An accepted line holds several valid constructions; a line with
+# a refused one holds exactly one, after (and sometimes before) valid ones, in a kept value, a
+# value a repeated key discards, or a key.
+_EDGE_HIGHS = (0xD800, 0xD83D, 0xDBFF)
+_EDGE_LOWS = (0xDC00, 0xDE00, 0xDFFF)
+_BMP_NEIGHBOURS = (0xD7FF, 0xE000, 0xFFFF, 0x0041)
+"""Units just outside the surrogate ranges (and a letter): valid alone, never a pair's low."""
+_AFTER_ESCAPES = ("\\n", "\\\\", '\\"', "\\/")
+_BRACKET_RUNS = (126, 127, 128, 129, 200)
+"""Bracket counts around the 127-level bound, inside strings or as siblings."""
+_MAX_EXACT = format(Decimal(sys.float_info.max), "f")
+"""The exact decimal of the largest finite double (SPEC.md 1.4: accepted, it is in range)."""
+
+
+def _spell(unit: int, case: int) -> str:
+    """A \\u escape in lower (0), upper (1) or mixed (2: upper hex digits, lower ``u``) case."""
+    return _u(unit, case == 1) if case < 2 else "\\u" + f"{unit:04x}".upper()
+
+
+def _valid_escapes() -> st.SearchStrategy[str]:
+    """String text that SPEC.md 1.4 accepts: a pair at every range edge, BMP neighbours of the
+    ranges alone, a pair followed by another escape or by its string's end."""
+    case = st.integers(0, 2)
+    pair = st.builds(
+        lambda h, lo, c1, c2: _spell(h, c1) + _spell(lo, c2),
+        st.sampled_from(_EDGE_HIGHS),
+        st.sampled_from(_EDGE_LOWS),
+        case,
+        case,
+    )
+    neighbour = st.builds(_spell, st.sampled_from(_BMP_NEIGHBOURS), case)
+    after = st.sampled_from(("", "", "x", *_AFTER_ESCAPES, "\\u0041"))
+    return st.one_of(
+        st.builds(lambda p, a: p + a, pair, after),
+        st.builds(lambda p, q: p + q, pair, pair),
+        neighbour,
+    )
+
+
+def _refused_escapes() -> st.SearchStrategy[str]:
+    """String text with exactly one lone surrogate escape, next to what would pair it: a high
+    followed by a non-low (a BMP neighbour, another high, a plain escape), a high and a low kept
+    apart by one character or escape, a low alone or after a low, a low before a high."""
+    case = st.integers(0, 2)
+    high = st.builds(_spell, st.sampled_from(_EDGE_HIGHS), case)
+    low = st.builds(_spell, st.sampled_from(_EDGE_LOWS), case)
+    not_low = st.one_of(
+        st.builds(_spell, st.sampled_from((*_BMP_NEIGHBOURS, *_EDGE_HIGHS)), case),
+        st.sampled_from(_AFTER_ESCAPES),
+        st.just(""),
+    )
+    gap = st.sampled_from(("x", "é", *_AFTER_ESCAPES))
+    return st.one_of(
+        st.builds(lambda h, n: h + n, high, not_low),
+        st.builds(lambda h, g, lo: h + g + lo, high, gap, low),
+        low,
+        st.builds(lambda a, b: a + b, low, low),
+        st.builds(lambda lo, h: lo + h, low, high),
+    )
+
+
+def _bracket_string() -> st.SearchStrategy[str]:
+    """String text with a run of brackets around the bound, after an escaped quote or backslash
+    (a scan that loses track of the string counts them)."""
+    return st.builds(
+        lambda before, run, n, after: before + run * n + after,
+        st.sampled_from(('\\"', "\\\\", '\\\\\\"', "\\/", "", "\\u0022")),
+        st.sampled_from(("[", "{", "]", "}", "[{")),
+        st.sampled_from(_BRACKET_RUNS),
+        st.sampled_from(("", '\\"', "\\\\")),
+    )
+
+
+def _siblings() -> st.SearchStrategy[str]:
+    """A shallow array of empty containers with more brackets in total than the nesting bound."""
+    return st.builds(
+        lambda unit, n: "[" + ",".join([unit] * n) + "]",
+        st.sampled_from(("[]", "{}", "[[]]", '{"a":[]}')),
+        st.sampled_from((32, 63, 64, 65, 100)),
+    )
+
+
+_NUMBER_EDGES_VALID = (_MAX_EXACT, "-" + _MAX_EXACT, _MAX_EXACT + ".0", "1.7976931348623157e308")
+_NUMBER_EDGES_REFUSED = (*_ABOVE_DOUBLE_MAX, "1e400", "-1e400", _MAX_EXACT + "1", "2e308")
+
+
+def _valid_items() -> st.SearchStrategy[str]:
+    string = st.one_of(_valid_escapes(), _bracket_string()).map(lambda t: '"' + t + '"')
+    return st.one_of(string, string, _siblings(), st.sampled_from(_NUMBER_EDGES_VALID))
+
+
+def _refused_items() -> st.SearchStrategy[str]:
+    string = _refused_escapes().map(lambda t: '"' + t + '"')
+    split = st.builds(  # a pair split over two strings: adjacent in the text, not in a string
+        lambda h, lo: f'"{_u(h, False)}","{_u(lo, False)}"',
+        st.sampled_from(_EDGE_HIGHS),
+        st.sampled_from(_EDGE_LOWS),
+    )
+    return st.one_of(
+        string,
+        string,
+        string,
+        split.map(lambda t: "[" + t + "]"),
+        st.sampled_from(_NUMBER_EDGES_REFUSED),
+    )
+
+
+def _deep(depth: int, leaf: str, prelude: str) -> str:
+    """An array ``depth`` levels deep holding ``prelude`` first and the nest after it."""
+    inner = "[" * (depth - 1) + leaf + "]" * (depth - 1)
+    return "[" + prelude + "," + inner + "]"
+
+
+def lexical_edge_lines() -> st.SearchStrategy[str]:
+    """Digest request lines (text) of the constructions above (see the section comment): a
+    value of valid ones, sometimes with one refused one kept, discarded or used as a key; or a
+    nest of 124 to 126 schema levels (126 plus the request object is the bound; deeper is left
+    open) with a string of escapes and brackets before it and any kind of leaf at the bottom."""
+    valid = st.lists(_valid_items(), min_size=1, max_size=4)
+
+    def assemble(items: list[str], refused: str, where: str, late: bool) -> str:
+        members = [f'"k{i}":{v}' for i, v in enumerate(items)]
+        if where == "kept":
+            members.insert(len(members) if late else 0, f'"bad":{refused}')
+        elif where == "discarded":
+            members.insert(len(members) if late else 0, f'"k0":{refused}')
+            if late:  # the repeated key discards the refused value only when it comes later
+                members.append('"k0":0')
+        else:  # a key: a refused string as the key itself
+            members.append(f"{refused}:1" if refused.startswith('"') else f'"bad":{refused}')
+        return digest_line("{" + ",".join(members) + "}")
+
+    accepted = valid.map(lambda items: digest_line("[" + ",".join(items) + "]"))
+    refused = st.builds(
+        assemble,
+        valid,
+        _refused_items(),
+        st.sampled_from(("kept", "discarded", "discarded", "key")),
+        st.booleans(),
+    )
+    prelude = st.one_of(_bracket_string(), _valid_escapes()).map(lambda t: '"' + t + '"')
+    deep = st.builds(
+        _deep,
+        st.sampled_from((124, 125, 126, 126)),
+        st.sampled_from(("null", "true", "false", '"s"', "0", "-0", "1.5")),
+        prelude,
+    ).map(digest_line)
+    return st.one_of(accepted, accepted, refused, refused, deep)
+
+
+def escaping_wire_names() -> st.SearchStrategy[str]:
+    """Wire names at the 128-byte bound whose characters a denial message must escape (C0 and
+    C1 controls take four characters there), followed by multi-byte characters: the message of
+    an unknown wire name then grows past PROTOCOL.md's 512-byte bound, and the cut that keeps
+    it under lands inside (or next to) a multi-byte character."""
+    return st.builds(
+        lambda control, n, wide: (control * n + wide * 64).encode()[:128].decode("utf-8", "ignore"),
+        st.sampled_from(("\x01", "\x1f", "\x7f")),
+        st.integers(100, 128),
+        st.sampled_from(("é", "中", "\U0001f600")),
     )
