@@ -1,0 +1,184 @@
+"""The near misses of SPEC.md 1.4's lexical rules (`strategies.lexical_edge_lines`) are what they
+claim: accepted lines with more than 127 brackets in total or inside strings at a depth within the
+bound, surrogate escapes at every range edge and adjacency, and for each wrong reading of a rule
+a generated line on which that reading and the model's world disagree (so the generation can
+refute an implementation that reads the rule that way)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cache
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from session_toolset_model.world import World
+
+from session_toolset_harness.explore import strategies
+
+pytestmark = pytest.mark.spec("1.4")
+
+SAMPLE_SIZE = 600
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL)
+
+
+@cache
+def sample() -> tuple[tuple[str, bool], ...]:
+    """A fixed sample of the generated lines, each with the world's verdict (accepted or not):
+    the world parses each line once, whatever the number of tests that search the sample."""
+    drawn: list[tuple[str, bool]] = []
+
+    @settings(
+        max_examples=SAMPLE_SIZE,
+        database=None,
+        derandomize=True,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(strategies.lexical_edge_lines())
+    def collect(line: str) -> None:
+        reply = World().handle_line(line.encode("utf-8"))
+        assert reply["ok"] is True or reply["error"] == "Protocol", reply
+        drawn.append((line, reply["ok"] is True))
+
+    collect()
+    return tuple(drawn)
+
+
+def find(predicate: Callable[[str, bool], bool]) -> str:
+    """The first sampled line (text) satisfying ``predicate(line, accepted)``."""
+    found = [line for line, ok in sample() if predicate(line, ok)]
+    assert found, "no generated line has the construction"
+    return found[0]
+
+
+def accepted(line: str) -> bool:
+    return dict(sample())[line]
+
+
+def scan(line: str, *, strings: bool = True, escapes: bool = True) -> tuple[int, int]:
+    """(deepest nesting, brackets counted) over the text; ``strings=False`` counts brackets
+    inside strings too, ``escapes=False`` lets an escaped quote end a string."""
+    depth = deepest = counted = 0
+    in_string = escaped = False
+    for char in line:
+        if in_string and strings:
+            if escaped:
+                escaped = False
+            elif char == "\\" and escapes:
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth, counted = depth + 1, counted + 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth, counted = depth - 1, counted + 1
+    return deepest, counted
+
+
+def units(line: str) -> list[tuple[int, int, int]]:
+    """(start, end, unit) of every \\u escape (unit -1 for other escapes)."""
+    return [
+        (m.start(), m.end(), -1 if m.group(1) is None else int(m.group(1), 16))
+        for m in _ESCAPE.finditer(line)
+    ]
+
+
+def high(u: int) -> bool:
+    return 0xD800 <= u <= 0xDBFF
+
+
+def low(u: int) -> bool:
+    return 0xDC00 <= u <= 0xDFFF
+
+
+def lone_surrogate(
+    line: str,
+    is_high: Callable[[int], bool] = high,
+    is_low: Callable[[int], bool] = low,
+    adjacent: bool = True,
+) -> bool:
+    """A reading of the pairing rule: a high escape must be followed by a low one (immediately,
+    unless ``adjacent`` is false); a low one must follow a high one."""
+    pending = -1
+    for start, end, unit in units(line):
+        if pending >= 0:
+            if (start == pending or not adjacent) and is_low(unit):
+                pending = -1
+                continue
+            if adjacent:
+                return True
+        if is_high(unit):
+            pending = end
+        elif is_low(unit):
+            return True
+    return pending >= 0
+
+
+def test_an_accepted_line_holds_more_than_127_brackets_within_the_depth_bound() -> None:
+    siblings = find(lambda t, ok: ok and scan(t)[1] > 2 * 127)
+    assert scan(siblings)[0] <= 127
+    in_strings = find(
+        lambda t, ok: ok and scan(t, strings=False)[1] - scan(t)[1] > 127 and '\\"' in t
+    )
+    assert scan(in_strings)[0] <= 127
+
+
+@pytest.mark.parametrize("leaf", ["null", "true", "false", '"s"', "-0"])
+def test_an_accepted_line_reaches_the_bound_with_every_kind_of_leaf(leaf: str) -> None:
+    deepest = find(lambda t, ok: scan(t)[0] == 127 and "[" + leaf + "]" in t)
+    assert accepted(deepest), deepest
+
+
+@pytest.mark.parametrize(
+    "pair", [r"\ud800\udc00", r"\udbff\udfff", r"\ud800\udfff", r"\udbff\udc00"]
+)
+def test_pairs_at_every_range_edge_sit_in_accepted_lines(pair: str) -> None:
+    line = find(lambda t, ok: ok and pair in t.lower())
+    assert not lone_surrogate(line)
+
+
+WRONG_READINGS: dict[str, Callable[[str], bool]] = {
+    # each says whether the line is refused, reading one rule wrongly
+    "brackets counted inside strings": lambda t: scan(t, strings=False)[0] > 127,
+    "an escaped quote ends a string": lambda t: scan(t, escapes=False)[0] > 127,
+    "every bracket counted as an opener": lambda t: scan(t)[1] > 127,
+    "a later low pairs a high": lambda t: lone_surrogate(t, adjacent=False),
+    "any escape after a high pairs it": lambda t: lone_surrogate(t, is_low=lambda u: u >= 0),
+    "DBFF is not high": lambda t: lone_surrogate(t, is_high=lambda u: 0xD800 <= u < 0xDBFF),
+    "DC00 is not low": lambda t: lone_surrogate(t, is_low=lambda u: 0xDC00 < u <= 0xDFFF),
+    "DFFF is not low": lambda t: lone_surrogate(t, is_low=lambda u: 0xDC00 <= u < 0xDFFF),
+    "E000 is low": lambda t: lone_surrogate(t, is_low=lambda u: 0xDC00 <= u <= 0xE000),
+}
+
+
+@pytest.mark.parametrize("reading", sorted(WRONG_READINGS))
+def test_every_wrong_reading_meets_a_line_it_judges_wrongly(reading: str) -> None:
+    refuses = WRONG_READINGS[reading]
+    line = find(lambda t, ok: refuses(t) == ok)
+    assert refuses(line) == accepted(line)
+
+
+def test_the_right_readings_agree_with_the_world_on_every_sampled_line() -> None:
+    """The test's own readings are right where the lines hold only the constructions they
+    read (a refused line's cause may be a number): otherwise a wrong reading's disagreement
+    above would prove nothing."""
+    for line, ok in sample():
+        if ok:
+            assert scan(line)[0] <= 127 and not lone_surrogate(line), line
+        elif "e308" not in line and "e400" not in line and "79769313486231" not in line:
+            assert lone_surrogate(line), line
+
+
+@settings(max_examples=60, database=None, deadline=None)
+@given(strategies.escaping_wire_names())
+def test_escaping_wire_names_sit_at_the_bound_and_outgrow_a_message_when_escaped(
+    name: str,
+) -> None:
+    size = len(name.encode("utf-8"))
+    assert 120 <= size <= 128
+    controls = sum(1 for c in name if ord(c) < 0x20 or ord(c) == 0x7F)
+    assert controls >= 100 and 4 * controls + size - controls > 512 - 100
