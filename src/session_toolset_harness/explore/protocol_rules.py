@@ -185,9 +185,8 @@ JSON_VALUES: Final = gen.json_values()
 RAW_LINES: Final = gen.raw_lines()
 JSON_TEXT_LINES: Final = gen.json_text_lines()
 RUNTIME_NAMES: Final = gen.runtime_names()
-LONG_WIRE_NAMES: Final = st.one_of(
-    st.sampled_from(["x" * 129, "é" * 65, "a" + "é" * 64, "y" * 300]), gen.escaping_wire_names()
-)
+ESCAPING_WIRE_NAMES: Final = gen.escaping_wire_names()
+LEXICAL_EDGE_LINES: Final = gen.lexical_edge_lines()
 COLLIDING_NAMES: Final = gen.colliding_runtime_names()
 SUMMARIES: Final = gen.unicode_text(0, 300)
 TAGS: Final = st.lists(gen.unicode_text(0, 40), max_size=10)
@@ -279,6 +278,13 @@ class WholeProtocolRules(RuleBasedStateMachine):
         """A request line built from JSON text (SPEC.md 1.4's lexical rules in every position:
         kept and discarded values, keys, the op and the fields an op reads)."""
         self.step(RawLine(data.draw(JSON_TEXT_LINES, label="line")))
+
+    @rule(data=st.data())
+    def lexical_edge_line(self, data: st.DataObject) -> None:
+        """A digest line of near misses of SPEC.md 1.4's lexical rules: brackets around the
+        127-level bound in total and inside strings, surrogate escapes at every range edge and
+        adjacency, numbers at the largest double (`strategies.lexical_edge_lines`)."""
+        self.step(RawLine(data.draw(LEXICAL_EDGE_LINES, label="line").encode("utf-8")))
 
     @rule(data=st.data())
     def resolve_request(self, data: st.DataObject) -> None:
@@ -453,7 +459,18 @@ class WholeProtocolRules(RuleBasedStateMachine):
         one."""
         op = data.draw(gen.sampled(["resolve", "authorize_wire"]), label="op")
         pick = data.draw(
-            gen.sampled(["alias", "alias", "runtime_name", "prefix", "long", "random"]),
+            gen.sampled(
+                [
+                    "alias",
+                    "alias",
+                    "runtime_name",
+                    "prefix",
+                    "long",
+                    "escaping",
+                    "escaping",
+                    "random",
+                ]
+            ),
             label="pick",
         )
         world = self.world
@@ -473,7 +490,9 @@ class WholeProtocolRules(RuleBasedStateMachine):
         elif pick == "prefix" and assigned:
             wire = data.draw(gen.sampled([a for a, _ in assigned]))[:-1]
         elif pick == "long":
-            wire = data.draw(LONG_WIRE_NAMES)
+            wire = data.draw(gen.sampled(["x" * 129, "é" * 65, "a" + "é" * 64, "y" * 300]))
+        elif pick == "escaping":
+            wire = data.draw(ESCAPING_WIRE_NAMES)
         else:
             wire = data.draw(SHORT_TEXT)
         if op == "resolve":
