@@ -8,11 +8,17 @@ import os
 import subprocess
 import sys
 import textwrap
+import zipfile
 from pathlib import Path
+from types import ModuleType
 
 import pytest
+import session_toolset_model
 from hypothesis.internal.conjecture import providers
+from hypothesis.internal.constants_ast import Constants, ConstantVisitor, _constants_from_source
 
+import session_toolset
+import session_toolset_harness
 from session_toolset_harness.explore import spec_constants
 
 pytestmark = pytest.mark.spec("1", "2")
@@ -72,10 +78,59 @@ def test_within_the_block_the_local_pool_is_the_fixed_one() -> None:
     assert providers._get_local_constants is before
 
 
+def _literals(package: ModuleType) -> set[object]:
+    found = Constants()
+    for source in Path(str(package.__file__)).parent.rglob("*.py"):
+        found |= _constants_from_source(source.read_bytes(), limit=False)
+    return set(found.strings)
+
+
 def test_the_pool_does_not_come_from_the_implementation_or_the_model() -> None:
-    # literals only the implementation and the model spell (their error texts)
-    strings = set(spec_constants.pool().strings)
-    assert "lone surrogate escape" not in strings
+    # A class name only the implementation spells and an error text only the model spells,
+    # both short enough for Hypothesis's filter to keep (a literal over 20 characters would be
+    # absent from any pool, whatever it was made of).
+    only_there = {"SharedSessionToolSet", "invalid escape"}
+    assert only_there <= _literals(session_toolset) | _literals(session_toolset_model)
+    assert sorted(map(str, spec_constants._kept(only_there))) == sorted(only_there)
+    assert not only_there & set(spec_constants.pool().strings)
+
+
+def test_a_generation_module_past_hypothesis_cap_keeps_its_literals(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Hypothesis's extractor, capped, returns *nothing* for a module with more than its cap of
+    # constants: a generation module that grew past it would leave the pool silently.
+    whole = spec_constants.generator_literals()
+    monkeypatch.setattr(ConstantVisitor, "CONSTANTS_LIMIT", 10)
+    assert spec_constants.generator_literals() == whole
+
+
+ZIPPED = textwrap.dedent(
+    """
+    import json
+    import session_toolset_harness
+    from session_toolset_harness.explore import spec_constants
+    found = spec_constants.generator_literals()
+    print(json.dumps([session_toolset_harness.__file__, sorted(map(repr, found))]))
+    """
+)
+
+
+def test_the_generation_literals_are_read_from_a_zipped_install(tmp_path: Path) -> None:
+    # No source file on disk (a zip on sys.path, a zipapp): the loader still gives the source.
+    package = Path(str(session_toolset_harness.__file__)).parent
+    archive = tmp_path / "harness.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for path in package.rglob("*"):
+            if path.is_file() and "__pycache__" not in path.parts:
+                zipped.write(path, path.relative_to(package.parent).as_posix())
+    env = {**os.environ, "PYTHONPATH": str(archive)}
+    done = subprocess.run(
+        [sys.executable, "-c", ZIPPED], capture_output=True, text=True, env=env, check=True
+    )
+    where, literals = json.loads(done.stdout.strip().splitlines()[-1])
+    assert where.startswith(str(archive))
+    assert literals == sorted(map(repr, spec_constants.generator_literals()))
 
 
 def test_explore_writes_nothing_into_the_working_directory(tmp_path: Path) -> None:
