@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 import zipfile
 from pathlib import Path
@@ -19,7 +20,7 @@ from hypothesis.internal.constants_ast import Constants, ConstantVisitor, _const
 
 import session_toolset
 import session_toolset_harness
-from session_toolset_harness.explore import spec_constants
+from session_toolset_harness.explore import spec_constants, storage
 
 pytestmark = pytest.mark.spec("1", "2")
 
@@ -151,3 +152,27 @@ def test_explore_writes_nothing_into_the_working_directory(tmp_path: Path) -> No
     assert list(cwd.iterdir()) == []
     # Hypothesis did write its Unicode tables during this walk: into the user's cache.
     assert (cache / "session-toolset" / "hypothesis" / "unicode_data").is_dir()
+
+
+def test_a_relative_xdg_cache_home_is_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # XDG: a relative path in these variables is invalid; used, it would be the cwd's.
+    monkeypatch.setenv("XDG_CACHE_HOME", "cache")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert storage.cache_directory() == tmp_path / ".cache" / "session-toolset" / "hypothesis"
+
+
+def test_without_a_home_directory_the_cache_goes_to_the_temporary_directory(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # HOME unset and no password entry (an arbitrary container user): pathlib raises, and
+    # explore failed with that traceback before it ran a step.
+    def no_home(_cls: object) -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.delenv("HOME", raising=False)
+    monkeypatch.setattr(Path, "home", classmethod(no_home))
+    where = storage.cache_directory()
+    assert where.is_absolute() and where.is_relative_to(tempfile.gettempdir())
