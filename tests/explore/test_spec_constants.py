@@ -87,6 +87,15 @@ def test_within_the_block_the_local_pool_is_the_fixed_one() -> None:
     assert providers._get_local_constants is before
 
 
+def test_the_previous_pool_is_back_when_the_block_raises() -> None:
+    before = providers._get_local_constants
+    with pytest.raises(KeyboardInterrupt), spec_constants.fixed_constants():
+        assert providers._get_local_constants is not before
+        raise KeyboardInterrupt  # what a user's Ctrl-C does in the middle of a walk
+    assert providers._get_local_constants is before
+    assert not providers.CONSTANTS_CACHE.cache  # no choices of the fixed pool left behind
+
+
 def _literals(package: ModuleType) -> set[object]:
     found = Constants()
     for source in Path(str(package.__file__)).parent.rglob("*.py"):
