@@ -50,6 +50,16 @@ def test_a_missing_protocol_rejection_is_aimed_at_by_its_op_without_fields() -> 
         assert ctx.coverage[(op, "Protocol")] == 1, op
 
 
+def test_a_missing_raw_line_protocol_rejection_is_aimed_at_by_a_malformed_line() -> None:
+    # `send_line` `Protocol` is a required pair too, and no op of ROWS: without its own recipe
+    # the aimed examples spent their whole budget on the carry grid, as for `digest` before.
+    ctx = RunContext(InProcessSut(), pools.reference_digests())
+    macro, args, pair = next(aiming.tasks([("send_line", "Protocol")], seed=0))
+    assert pair == ("send_line", "Protocol") and macro != "drift_then_rebuild"
+    assert aiming._example(ctx, macro, args) and ctx.failure is None
+    assert ctx.coverage[("send_line", "Protocol")] == 1
+
+
 def test_one_aimed_example_settles_a_missing_protocol_rejection(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -3,10 +3,10 @@
     python tools/explore_strength/rounds.py [--seeds 10] [--first 0] [--jobs 1] [--random-only]
 
 For each seed it runs that command (the real console script, in a child process, so what is
-measured is exactly what a user runs), reads its ``--json`` report and prints the rounds it ran (one stream per round), its
-steps, aimed examples and CPU time.  ``--random-only`` instead runs the first round's random
-examples alone (``--examples 300 --steps 50``, the same Hypothesis settings and seed, no
-minimum, so no aimed examples) and prints what they missed.
+measured is exactly what a user runs), reads its ``--json`` report and prints the rounds it ran
+(one stream per round), its steps, aimed examples and CPU time.  ``--random-only`` instead runs
+the first round's random examples alone (``--examples 300 --steps 50``, the same Hypothesis
+settings and seed, no minimum, so no aimed examples) and prints what they missed.
 """
 
 from __future__ import annotations

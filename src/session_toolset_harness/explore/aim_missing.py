@@ -12,7 +12,8 @@ ones) in a fixed order derived from what is missing and the seed:
 * each missing (operation, outcome) pair that `steering.aim` has a recipe for, through that
   recipe, over a few subjects (a batch of one tool and of two), until the pair is hit;
 * each missing ``Protocol`` rejection of an op with fields, by that op with none of them
-  (PROTOCOL.md: a missing field is ``Protocol``);
+  (PROTOCOL.md: a missing field is ``Protocol``), and a missing ``send_line`` ``Protocol`` by a
+  truncated JSON line (PROTOCOL.md: a malformed line is answered ``Protocol``);
 * then, while anything is still missing (condition outcomes included), `drift_then_rebuild` over
   its argument grid in an order shuffled by the seed (each call flips one condition of the
   rebuild's carry decision, or none).
@@ -30,6 +31,7 @@ import random
 from collections.abc import Iterator
 from typing import Any, Final
 
+from ..conform.jsonio import RawLine
 from . import condition_gate, coverage, pools
 from .context import DivergenceError, RunContext
 from .machine import ExploreMachine
@@ -37,6 +39,8 @@ from .protocol_rules import ROWS
 from .steering import CHANGES, NOT_PROGRESSIVE, TARGETS
 
 MAX_EXAMPLES: Final = 400
+MALFORMED_LINE: Final = RawLine(b'{"op":')
+"""A raw line that is not a JSON object: the recipe for ``send_line``'s ``Protocol``."""
 """Aimed examples one run may spend (each is a reset and one macro: about 10 requests)."""
 
 Task = tuple[str, dict[str, Any], tuple[str, str] | None]
@@ -54,6 +58,8 @@ def tasks(pairs: list[tuple[str, str]], seed: int) -> Iterator[Task]:
     for pair in pairs:
         if pair[1] == "Protocol" and pair[0] in ROWS:
             yield "missing_fields", {"op": pair[0]}, pair
+        if pair == ("send_line", "Protocol"):  # not an op: the raw-line step (`op_name`)
+            yield "step", {"request": MALFORMED_LINE}, pair
         if pair not in TARGETS:
             continue
         others = [*NOT_PROGRESSIVE[1:], NOT_PROGRESSIVE[0]]

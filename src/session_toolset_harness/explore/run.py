@@ -11,7 +11,8 @@ Every run is derandomized by an explicit seed (``hypothesis.seed``) and never wr
 example database (``database=None``), and the constants Hypothesis mixes into its draws are a
 fixed list (`spec_constants`) instead of the literals of whatever local modules the process has
 loaded: so the same seed walks the same way under ``session-toolset explore``, under pytest, from
-an editable or a regular install, and in any working directory (where nothing is written).
+an editable or a regular install, and in any working directory (where the command writes
+nothing: `storage`; a bare `explore` call leaves Hypothesis's caches where Hypothesis puts them).
 """
 
 from __future__ import annotations

@@ -37,15 +37,16 @@ import importlib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from functools import cache
-from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from hypothesis.internal.conjecture import providers
 from hypothesis.internal.constants_ast import Constants, _constants_from_source
 from hypothesis.internal.floats import float_to_int
 
-# Hypothesis's own dependency, the container its pool is made of.
-from sortedcontainers import SortedSet  # type: ignore[import-untyped]
+SortedSet: Any = type(providers.GLOBAL_CONSTANTS.integers)
+"""The sorted container Hypothesis's own pool is made of (sortedcontainers' ``SortedSet``), taken
+from that pool: a dependency of Hypothesis's, not one of this package's (`tests/test_packaging.py`
+requires every import here to be a pinned dependency)."""
 
 
 def _around(*values: int) -> set[int]:
@@ -96,13 +97,25 @@ GENERATORS: Final = ("pools", "strategies", "protocol_rules", "steering", "machi
 
 
 def generator_literals() -> Constants:
-    """The literals of `GENERATORS`, from their source files (not from ``sys.modules``, not
-    cached anywhere), by Hypothesis's own extractor."""
+    """The literals of `GENERATORS`, from their source text (not from ``sys.modules``, not
+    cached anywhere), by Hypothesis's own extractor.
+
+    The source comes from each module's loader, so an install that is not a directory of files
+    (a zip on ``sys.path``, a zipapp) reads it too; and without Hypothesis's cap of 1024
+    constants per module, past which it keeps *none* of that module's literals: a growing
+    generation module would otherwise drop out of the pool silently."""
     found = Constants()
     for name in GENERATORS:
-        module = importlib.import_module(f"{__package__}.{name}")
-        assert module.__file__ is not None
-        found |= _constants_from_source(Path(module.__file__).read_bytes(), limit=True)
+        qualified = f"{__package__}.{name}"
+        # zipimport's loader has get_source but is no registered InspectLoader: ask it directly
+        get_source = getattr(importlib.import_module(qualified).__loader__, "get_source", None)
+        source = get_source(qualified) if callable(get_source) else None
+        if source is None:
+            raise RuntimeError(
+                f"explore needs the source of {qualified} (its literals seed the draws): "
+                "install session-toolset with its .py files"
+            )
+        found |= _constants_from_source(source, limit=False)
     return found
 
 

@@ -11,6 +11,7 @@ explore command points it at the user's cache directory instead, unless the user
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from hypothesis.configuration import set_hypothesis_home_dir
@@ -19,9 +20,23 @@ ENV = "HYPOTHESIS_STORAGE_DIRECTORY"
 
 
 def cache_directory() -> Path:
-    """``$XDG_CACHE_HOME/session-toolset/hypothesis`` (default ``~/.cache/...``)."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "session-toolset" / "hypothesis"
+    """``$XDG_CACHE_HOME/session-toolset/hypothesis`` (default ``~/.cache/...``).
+
+    A relative ``XDG_CACHE_HOME`` is ignored, as the XDG base directory specification says (it
+    would put the cache in the working directory).  With no home directory either (``HOME``
+    unset and no password entry, as for an arbitrary container user) the cache goes under the
+    system's temporary directory, per user: the command still runs, and still writes nothing
+    into the working directory."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    if os.path.isabs(xdg):
+        base = Path(xdg)
+    else:
+        try:
+            base = Path.home() / ".cache"
+        except RuntimeError:  # pathlib: "Could not determine home directory."
+            user = str(os.getuid()) if hasattr(os, "getuid") else "user"
+            base = Path(tempfile.gettempdir()) / f"session-toolset-{user}"
+    return base / "session-toolset" / "hypothesis"
 
 
 def use_cache_directory() -> Path:
