@@ -130,13 +130,16 @@ def lone_surrogate(
     is_high: Callable[[int], bool] = high,
     is_low: Callable[[int], bool] = low,
     adjacent: bool = True,
+    pairs: Callable[[int], bool] | None = None,
 ) -> bool:
     """A reading of the pairing rule: a high escape must be followed by a low one (immediately,
-    unless ``adjacent`` is false); a low one must follow a high one."""
+    unless ``adjacent`` is false; ``pairs`` says what completes a pair, ``is_low`` by default);
+    a low one must follow a high one."""
+    completes = is_low if pairs is None else pairs
     pending = -1
     for start, end, unit in units(line):
         if pending >= 0:
-            if (start == pending or not adjacent) and is_low(unit):
+            if (start == pending or not adjacent) and completes(unit):
                 pending = -1
                 continue
             if adjacent:
@@ -201,7 +204,7 @@ WRONG_READINGS: dict[str, Callable[[str], bool]] = {
         t, surrogates=lambda t: lone_surrogate(t, adjacent=False)
     ),
     "any escape after a high pairs it": lambda t: refused(
-        t, surrogates=lambda t: lone_surrogate(t, is_low=lambda u: u >= 0)
+        t, surrogates=lambda t: lone_surrogate(t, pairs=lambda u: True)
     ),
     "DBFF is not high": lambda t: refused(
         t, surrogates=lambda t: lone_surrogate(t, is_high=lambda u: 0xD800 <= u < 0xDBFF)
