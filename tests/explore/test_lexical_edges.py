@@ -193,6 +193,15 @@ def refused(
     return depth(line) or surrogates(line) or numbers(line)
 
 
+@pytest.mark.parametrize("after", ["\\n", "\\\\", '\\"', "\\/", "\\u0041", "\\ud"])
+def test_a_pair_followed_by_another_escape_sits_in_an_accepted_line(after: str) -> None:
+    """A scan that takes the pair's low for the start of a new escape, or the next escape for
+    part of the pair, misreads these."""
+    pair = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+    line = find(lambda t, ok: ok and any(t.startswith(after, m.end()) for m in pair.finditer(t)))
+    assert not lone_surrogate(line)
+
+
 WRONG_READINGS: dict[str, Callable[[str], bool]] = {
     # each says whether the line is refused, reading one rule wrongly and the others right
     "brackets counted inside strings": lambda t: refused(
