@@ -39,9 +39,9 @@ from .protocol_rules import ROWS
 from .steering import CHANGES, NOT_PROGRESSIVE, TARGETS
 
 MAX_EXAMPLES: Final = 400
+"""Aimed examples one run may spend (each is a reset and one macro: about 10 requests)."""
 MALFORMED_LINE: Final = RawLine(b'{"op":')
 """A raw line that is not a JSON object: the recipe for ``send_line``'s ``Protocol``."""
-"""Aimed examples one run may spend (each is a reset and one macro: about 10 requests)."""
 
 Task = tuple[str, dict[str, Any], tuple[str, str] | None]
 """A macro, its arguments, and the (op, outcome) pair it aims at (None: the carry grid)."""
