@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import io
 import os
+import sys
 from typing import Any
 
 import pytest
 
 from session_toolset.adapter import World, server
+from session_toolset_harness.explore import serve_sut
 from session_toolset_harness.explore.run import explore
 from session_toolset_harness.explore.serve_sut import CARRY_FORWARD_ENV, ServeSut
+from session_toolset_harness.explore.sut import SutFailure
 
 pytestmark = pytest.mark.spec("2")
 
@@ -78,3 +82,55 @@ def test_an_adapter_that_reads_its_environment_for_the_rebuild_default_is_found(
     finally:
         sut.close()
     assert result.failure is not None
+
+
+def test_the_driver_goes_through_the_entry_point_and_restores_the_streams(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`main` picks its streams from ``sys``: the driver lends them and takes them back."""
+    calls: list[object] = []
+    real_main = server.main
+
+    def counting_main() -> int:
+        calls.append(sys.stdin)
+        return real_main()
+
+    monkeypatch.setattr(serve_sut, "main", counting_main)
+    streams = sys.stdin, sys.stdout, sys.stderr
+    sut = ServeSut()
+    try:
+        assert (sys.stdin, sys.stdout, sys.stderr) == streams
+        assert len(calls) == 1 and calls[0] is not streams[0]
+        assert sut.send({"op": "hello"})["ok"] is True
+    finally:
+        sut.close()
+    assert sut.exit_status == 0
+
+
+def test_an_entry_point_that_never_reads_stdin_is_a_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def wrong_main() -> int:  # the streams taken, but not stdin's buffer
+        return server.serve(iter(()), sys.stdout, sys.stderr)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(serve_sut, "main", wrong_main)
+    streams = sys.stdin, sys.stdout, sys.stderr
+    with pytest.raises(SutFailure, match="never read its stdin"):
+        ServeSut(timeout=0.5)
+    assert (sys.stdin, sys.stdout, sys.stderr) == streams
+
+
+def test_an_entry_point_that_writes_elsewhere_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    lost = io.StringIO()
+
+    def wrong_main() -> int:  # replies written to a stream nobody reads
+        return server.serve(sys.stdin.buffer, lost, sys.stderr)
+
+    monkeypatch.setattr(serve_sut, "main", wrong_main)
+    sut = ServeSut(timeout=0.5)
+    try:
+        with pytest.raises(SutFailure, match="timeout: no reply line"):
+            explore(sut, examples=2, steps=5, seed_value=0, shrink=False)
+    finally:
+        sut.close()
+    assert lost.getvalue().startswith('{"ok":true')  # the loop did answer, elsewhere

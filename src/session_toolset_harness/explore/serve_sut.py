@@ -1,10 +1,14 @@
-"""The reference adapter's whole transport loop (`serve`), in this process.
+"""The reference adapter's whole transport loop (`main` and `serve`), in this process.
 
 `sut.InProcessSut` calls `handle_line` directly: fast, but the stdin/stdout loop a real adapter
 process runs (line splitting, the ``\\r`` strip, the reply encoding, the ``Internal`` fallback,
-one flushed line per request) is never exercised.  This driver runs `serve` itself in a thread,
-fed request lines through a queue standing for stdin and reading the reply lines it writes,
-exactly as `python -m session_toolset.adapter` would see and write them over pipes.  It is what
+one flushed line per request) is never exercised.  This driver runs the adapter's entry point
+`main` in a thread, fed request lines through a queue standing for stdin and reading the reply
+lines it writes, exactly as `python -m session_toolset.adapter` would see and write them over
+pipes.  `main` takes its streams from ``sys.stdin.buffer``, ``sys.stdout`` and ``sys.stderr``:
+those are the queues for the moment it takes them (until `serve` first reads stdin) and the
+process's own again at once, while the constructor waits (nothing else of the explorer runs
+then, so nothing else can write to the borrowed streams).  It is what
 the mutation tool's stateful suite can use to judge the loop the way `explore --adapter` would,
 without a child process per mutant.
 
@@ -22,11 +26,13 @@ import io
 import json
 import os
 import queue
+import sys
 import threading
+import traceback
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, TextIO, cast
 
-from session_toolset.adapter import serve
+from session_toolset.adapter import main
 
 from ..conform.jsonio import encode_line
 from .sut import REQUEST_TIMEOUT_SECONDS, SutFailure
@@ -41,13 +47,22 @@ class _Stdin:
 
     def __init__(self) -> None:
         self.lines: queue.SimpleQueue[bytes] = queue.SimpleQueue()
+        self.reading = threading.Event()
 
     def __iter__(self) -> Iterator[bytes]:
+        self.reading.set()  # the loop holds its streams now
         while True:
             line = self.lines.get()
             if line == _EOF:
                 return
             yield line
+
+
+class _TextStdin:
+    """What `main` finds as ``sys.stdin``: it reads only the binary ``buffer``."""
+
+    def __init__(self, buffer: _Stdin) -> None:
+        self.buffer = buffer
 
 
 class _Stdout(io.TextIOBase):
@@ -84,10 +99,25 @@ class ServeSut:
         self._owed = 0
         self._exit: list[int] = []
         self._thread = threading.Thread(target=self._serve, name="serve", daemon=True)
-        self._thread.start()
+        saved = sys.stdin, sys.stdout, sys.stderr
+        sys.stdin = cast(TextIO, _TextStdin(self._stdin))
+        sys.stdout, sys.stderr = self._stdout, self._stderr
+        try:
+            self._thread.start()
+            reading = self._stdin.reading.wait(timeout)
+        finally:
+            sys.stdin, sys.stdout, sys.stderr = saved
+        if not reading:
+            tail = self._stderr.getvalue()[-500:]
+            raise SutFailure(
+                "the adapter's main never read its stdin" + (f"\n{tail}" if tail else "")
+            )
 
     def _serve(self) -> None:
-        self._exit.append(serve(self._stdin, self._stdout, self._stderr))  # type: ignore[arg-type]
+        try:
+            self._exit.append(main())
+        except Exception:  # the loop died: no more replies (the next read times out)
+            traceback.print_exc(file=self._stderr)
 
     def send(self, request: Reply) -> Reply:
         self.start_example()
