@@ -99,3 +99,39 @@ def test_an_unchanged_value_that_changes_json_type_is_still_compared() -> None:
         m.teardown()
     assert ctx.failure is not None
     assert "factory_calls" in ctx.failure.reason and "boolean" in ctx.failure.reason
+
+
+class HelloWithoutImplementation(InProcessSut):
+    """The fault: ``hello`` replies ``{"ok": true, "protocol": 1}`` only.  Every key the model
+    expects is there, so the subset rule alone would pass it; PROTOCOL.md requires an
+    ``implementation`` the model cannot predict."""
+
+    def __init__(self, spelling: object = None) -> None:
+        super().__init__()
+        self.spelling = spelling
+
+    def submit(self, lines: Sequence[bytes]) -> None:
+        for line in lines:
+            super().submit([line])
+            if line.startswith(b'{"op":"hello"'):
+                reply = {k: v for k, v in self._replies[-1].items() if k != "implementation"}
+                if self.spelling is not None:
+                    reply["implementation"] = self.spelling
+                self._replies[-1] = reply
+
+
+@pytest.mark.parametrize("spelling", [None, 1, ["session-toolset"]])
+def test_a_hello_without_an_implementation_is_a_divergence(spelling: object) -> None:
+    m, ctx = machine(HelloWithoutImplementation(spelling))
+    with pytest.raises(DivergenceError):
+        m.step({"op": "hello"})
+        m.teardown()
+    assert ctx.failure is not None and "implementation" in ctx.failure.reason
+
+
+@pytest.mark.parametrize("spelling", ["other 2.0", {"name": "other", "version": "2.0"}])
+def test_a_hello_may_name_its_implementation_as_it_likes(spelling: object) -> None:
+    m, ctx = machine(HelloWithoutImplementation(spelling))
+    m.step({"op": "hello"})
+    m.teardown()
+    assert ctx.failure is None

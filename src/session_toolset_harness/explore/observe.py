@@ -22,8 +22,9 @@ So an implementation that changes something the model says a step leaves alone i
 by the next full observation at the latest, and always before the example ends (the end-of-example
 observation is compared like any other).  Nothing is dropped from what is compared: every reply
 is checked against the oracle by the PROTOCOL.md subset rule, a rejection must carry a string
-message (under 512 bytes for gate denials), and after a rejection every item observed must equal,
-in full, its last observation when no accepted step came in between (no partial mutation).
+message (under 512 bytes for gate denials), a hello its ``implementation``, and after a
+rejection every item observed must equal, in full, its last observation when no accepted step
+came in between (no partial mutation).
 """
 
 from __future__ import annotations
@@ -338,6 +339,14 @@ class Observer:
         diff = first_difference(expected, actual)
         if diff is not None:
             self._fail(f"reply differs at {diff.path}: {diff.message}", [])
+        # PROTOCOL.md: a hello names its `implementation` (name and version), in a shape it
+        # leaves open (the reply schema: a string or an object); the expected side cannot.
+        if (
+            code == "ok"
+            and op_name(request) == "hello"
+            and not isinstance(actual.get("implementation"), str | dict)
+        ):
+            self._fail("a hello reply without an implementation (string or object)", [])
         if actual.get("ok") is not True:
             message = actual.get("message")
             if not isinstance(message, str):
