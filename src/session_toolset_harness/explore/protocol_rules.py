@@ -106,9 +106,12 @@ ROWS: Final[dict[str, tuple[tuple[str, str], ...]]] = {
         ("schema", "any"),
         ("id", "opt_tool"),
         ("runtime_name", "opt_str"),
+        ("summary", "opt_str"),
+        ("tags", "opt_strs"),
     ),
     "catalog_remove": (("id", "tool"),),
     "catalog_rebase_past": (("prior", "u64"),),
+    "catalog_set_generation": (("value", "u64"),),
     "factory_calls": (("tool", "tool"),),
     "issue_grant": (("name", "str"), ("session", "session"), ("tool", "tool")),
     "forge_grant": (
@@ -223,6 +226,21 @@ PURE_CANDIDATES: Final[dict[str, st.SearchStrategy[Reply]]] = {
 }
 """Candidates for the identity ops answered from their fields alone."""
 FAULT_VALUES: Final = {kind: st.sampled_from(values) for kind, values in FAULTS.items()}
+EXTRAS: Final = st.sampled_from(
+    ["none", "none", "both", "summary", "tags", "faulty summary", "faulty tags"]
+)
+"""A random record's optional summary and tags: each alone, both, neither, or one faulty."""
+ABSENT_ID: Final = "wild:absent"
+"""An upsert's ``replaced`` naming no record (fresh ids never take it): nothing to replace."""
+
+
+def fresh_id(world: World, stem: str, taken: list[str] | None = None) -> str:
+    """The first ``stem<N>`` that no record of ``world`` (and nothing in ``taken``) holds."""
+    present = world.observe()["records"]
+    n = 0
+    while f"{stem}{n}" in present or (taken is not None and f"{stem}{n}" in taken):
+        n += 1
+    return f"{stem}{n}"
 
 
 class WholeProtocolRules(RuleBasedStateMachine):
@@ -365,16 +383,29 @@ class WholeProtocolRules(RuleBasedStateMachine):
     def wild_record(self, data: st.DataObject, explicit: bool, upsert: bool) -> None:
         """A random record, then (often) one use of a random record through a gate or host
         door."""
-        self._wild_record(data, explicit, upsert)
+        request, reply = self._wild_record(data, explicit, upsert)
+        runtime_name = request.get("runtime_name")
+        # Its own runtime name, at once: the name may be long (a resolve echoes the wire name
+        # bounded to 128 bytes) and in a later step the record may be gone or shadowed.
+        if (
+            reply.get("ok") is True
+            and isinstance(runtime_name, str)
+            and data.draw(st.booleans(), label="resolve its runtime name")
+        ):
+            self.resolve_name(data, runtime_name)
         known = sorted(set(self.world.observe()["records"]) - set(pools.TOOL_IDS))
         use = data.draw(st.booleans(), label="use one")
         if known and use:
             self.wild_use(data, data.draw(gen.sampled(known), label="wild tool"))
 
-    def _wild_record(self, data: st.DataObject, explicit: bool, upsert: bool) -> None:
+    def _wild_record(
+        self, data: st.DataObject, explicit: bool, upsert: bool
+    ) -> tuple[Reply, Reply]:
         """A record from a random source (derived id) or with a random explicit id text, a
         random schema, runtime name (aliases that collide or sit at the 64-byte cut), summary
-        and tags (bounded by the implementation, never shown in a reply)."""
+        and tags (bounded by the implementation, never shown in a reply, so only a faulty one
+        shows that they are read: a record with one faulty, all else valid); the request and
+        its expected reply.  An upsert replaces a present record, none, or an absent id."""
         source = data.draw(SOURCES, label="source")
         request: Reply = {
             "op": "catalog_upsert" if upsert else "catalog_insert",
@@ -386,7 +417,7 @@ class WholeProtocolRules(RuleBasedStateMachine):
             present = sorted(self.world.observe()["records"])
             request = {
                 "op": "catalog_upsert",
-                "replaced": data.draw(gen.sampled([None, *present[:4]])),
+                "replaced": data.draw(gen.sampled([None, *present[:4], ABSENT_ID])),
                 **{k: v for k, v in request.items() if k != "op"},
             }
         if explicit:
@@ -394,13 +425,23 @@ class WholeProtocolRules(RuleBasedStateMachine):
         # a pooled id stays the pooled rules' (their flavors and schemas): use another one
         target = request.get("id", derived_id(Fields(request).source("source")))
         if target in pools.TOOL_BY_ID:
-            request["id"] = "wild:" + target.replace(":", ".")
+            request["id"] = target = "wild:" + target.replace(":", ".")
+        if target in self.world.observe()["records"] and data.draw(
+            st.booleans(), label="fresh id for a taken one"
+        ):  # most sources derive one of few ids: without this most inserts are duplicates
+            request["id"] = fresh_id(self.world, "wild:n")
         if data.draw(st.booleans(), label="with runtime_name"):
             request["runtime_name"] = data.draw(RUNTIME_NAMES, label="runtime_name")
-        if data.draw(st.booleans(), label="with summary/tags"):
+        extras = data.draw(EXTRAS, label="summary/tags")
+        if extras in ("summary", "both"):
             request["summary"] = data.draw(SUMMARIES, label="summary")
+        if extras in ("tags", "both"):
             request["tags"] = data.draw(TAGS, label="tags")
-        self.step(request)
+        if extras == "faulty summary":
+            request["summary"] = data.draw(FAULT_VALUES["opt_str"], label="summary")
+        if extras == "faulty tags":
+            request["tags"] = data.draw(FAULT_VALUES["opt_strs"], label="tags")
+        return request, self.step(request)
 
     def wild_use(self, data: st.DataObject, tool: str) -> None:
         """The gate and host doors on a record with a random identity."""
@@ -424,7 +465,9 @@ class WholeProtocolRules(RuleBasedStateMachine):
         64-byte cut), then every alias the world hands out resolved or called by wire name."""
         names = data.draw(COLLIDING_NAMES, label="runtime names")
         op = "catalog_upsert" if upsert else "catalog_insert"
-        ids = [f"wild:collide{index}" for index in range(len(names))]
+        ids: list[str] = []  # fresh: a taken id would refuse the record (DuplicateToolId)
+        for _ in names:
+            ids.append(fresh_id(self.world, "wild:collide", taken=ids))
         for index, runtime_name in enumerate(names):
             builtin = data.draw(st.booleans(), label="builtin-sourced")  # builtins come first
             request: Reply = {
@@ -451,6 +494,15 @@ class WholeProtocolRules(RuleBasedStateMachine):
                 self.step({"op": "authorize_wire", "set": name, "wire_name": wire})
             else:
                 self.step({"op": "resolve", "wire_name": wire})
+
+    def resolve_name(self, data: st.DataObject, wire: str) -> None:
+        """``wire`` resolved, or called through the gate by a set the world holds."""
+        names = self.world.set_names()
+        if len(names) > 0 and data.draw(st.booleans(), label="call it"):
+            name = data.draw(gen.sampled(names), label="set")
+            self.step({"op": "authorize_wire", "set": name, "wire_name": wire})
+        else:
+            self.step({"op": "resolve", "wire_name": wire})
 
     def resolve_probe(self, data: st.DataObject) -> None:
         """Resolve (or authorize) a wire name: an alias or runtime name of a live record, a

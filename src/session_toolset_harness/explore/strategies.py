@@ -315,6 +315,8 @@ def raw_lines() -> st.SearchStrategy[bytes]:
             ' \t{"op":"hello"}\r ',
             '\x0c{"op":"hello"}',
             '{"op":"hello"}{}',
+            '{"op":"hello"}x',  # a letter after the value: a loop that strips more than the
+            '{"op":"hello"}X',  # line's end (its newline, then one carriage return) accepts it
             '{"op":"hello",}',
             '["op","hello"]',
             "",
@@ -608,8 +610,10 @@ _MAX_EXACT = format(Decimal(sys.float_info.max), "f")
 
 
 def _spell(unit: int, case: int) -> str:
-    """A \\u escape in lower (0), upper (1) or mixed (2: upper hex digits, lower ``u``) case."""
-    return _u(unit, case == 1) if case < 2 else "\\u" + f"{unit:04x}".upper()
+    """A \\u escape with lower (0), upper (1) or mixed-case (2: ``\\udBfF``) hex digits."""
+    if case < 2:
+        return _u(unit, case == 1)
+    return "\\u" + "".join(c.upper() if i % 2 else c for i, c in enumerate(f"{unit:04x}"))
 
 
 def _valid_escapes() -> st.SearchStrategy[str]:
@@ -633,8 +637,9 @@ def _valid_escapes() -> st.SearchStrategy[str]:
 
 
 def _refused_escapes() -> st.SearchStrategy[str]:
-    """String text with exactly one lone surrogate escape, next to what would pair it: a high
-    followed by a non-low (a BMP neighbour, another high, a plain escape), a high and a low kept
+    """String text with a lone surrogate escape, next to what would pair it: a high followed by
+    a non-low (a BMP neighbour, another high, a plain escape; the units just below and above
+    the low range on their own branch, so they are not diluted), a high and a low kept
     apart by one character or escape, a low alone or after a low, a low before a high."""
     case = st.integers(0, 2)
     high = st.builds(_spell, st.sampled_from(_EDGE_HIGHS), case)
@@ -645,8 +650,11 @@ def _refused_escapes() -> st.SearchStrategy[str]:
         st.just(""),
     )
     gap = st.sampled_from(("x", "é", *_AFTER_ESCAPES))
+    # The units on either side of the low range, each alone a near miss of a pair's low half.
+    beside_lows = st.builds(_spell, st.sampled_from((0xDBFF, 0xE000)), case)
     return st.one_of(
         st.builds(lambda h, n: h + n, high, not_low),
+        st.builds(lambda h, n: h + n, high, beside_lows),
         st.builds(lambda h, g, lo: h + g + lo, high, gap, low),
         low,
         low,
