@@ -295,48 +295,50 @@ def digest_line(schema_text: str) -> str:
     return '{"op":"digest","schema":' + schema_text + "}"
 
 
+RAW_SPELLINGS: Final = [
+    '{"op":"digest","schema":{"a":1,"a":2}}',
+    '{"op":"digest","schema":{"a":{"x":1},"a":[1,2]}}',
+    '{"op":"digest","schema":{"a":"\\ud800","a":1}}',
+    '{"op":"digest","schema":{"a":"\\q","a":1}}',
+    '{"op":"digest","schema":1,"schema":2}',
+    '{"op":"nope","op":"hello"}',
+    '{"op":"hello","op":"nope"}',
+    '{"op":"session_id_parse","raw":"a\\u0000b"}',
+    '{"op":"session_id_parse","raw":"\\u00e9\\/x"}',
+    '{"op":"tool_id_parse","raw":"a:\\u0062"}',
+    '{"op":"tool_id_parse","raw":"\\ud83d\\ude00:x"}',
+    '{"op":"hello","x":"\\udc00"}',
+    ' \t{"op":"hello"}\r ',
+    '\x0c{"op":"hello"}',
+    '{"op":"hello"}{}',
+    '{"op":"hello"}x',  # a letter after the value: a loop that strips more than the
+    '{"op":"hello"}X',  # line's end (its newline, then one carriage return) accepts it
+    '{"op":"hello",}',
+    '["op","hello"]',
+    "",
+    "   ",
+    "null",
+    '{"op":"hello","x":[1,]}',
+    '{"op":"digest","schema":"a\tb"}',
+]
+"""Request lines (text) a JSON object cannot express: repeated keys, escapes, framing."""
+INVALID_UTF8_LINES: Final = [
+    b'{"op":"hello","x":"\xff"}',
+    b'{"op":"hello","x":"\xc3"}',
+    b'{"op":"hello","x":"\xed\xa0\x80"}',
+    b"\xef\xbb\xbf{}",
+]
+"""Request lines that are not UTF-8 (a BOM, a cut or a surrogate sequence)."""
+
+
 def raw_lines() -> st.SearchStrategy[bytes]:
     """Request lines a JSON object cannot express: spellings, repeated keys, escapes, bad text."""
     spelled = st.sampled_from(NUMBER_SPELLINGS).map(digest_line)
-    repeated = st.sampled_from(
-        [
-            '{"op":"digest","schema":{"a":1,"a":2}}',
-            '{"op":"digest","schema":{"a":{"x":1},"a":[1,2]}}',
-            '{"op":"digest","schema":{"a":"\\ud800","a":1}}',
-            '{"op":"digest","schema":{"a":"\\q","a":1}}',
-            '{"op":"digest","schema":1,"schema":2}',
-            '{"op":"nope","op":"hello"}',
-            '{"op":"hello","op":"nope"}',
-            '{"op":"session_id_parse","raw":"a\\u0000b"}',
-            '{"op":"session_id_parse","raw":"\\u00e9\\/x"}',
-            '{"op":"tool_id_parse","raw":"a:\\u0062"}',
-            '{"op":"tool_id_parse","raw":"\\ud83d\\ude00:x"}',
-            '{"op":"hello","x":"\\udc00"}',
-            ' \t{"op":"hello"}\r ',
-            '\x0c{"op":"hello"}',
-            '{"op":"hello"}{}',
-            '{"op":"hello"}x',  # a letter after the value: a loop that strips more than the
-            '{"op":"hello"}X',  # line's end (its newline, then one carriage return) accepts it
-            '{"op":"hello",}',
-            '["op","hello"]',
-            "",
-            "   ",
-            "null",
-            '{"op":"hello","x":[1,]}',
-            '{"op":"digest","schema":"a\tb"}',
-        ]
-    )
+    repeated = st.sampled_from(RAW_SPELLINGS)
     deep = st.sampled_from([125, 126]).map(lambda d: digest_line("[" * d + "0" + "]" * d))
     value = json_values(6).map(lambda v: digest_line(json.dumps(v, ensure_ascii=True)))
     text = st.one_of(spelled, repeated, deep, value).map(lambda t: t.encode("utf-8"))
-    invalid_utf8 = st.sampled_from(
-        [
-            b'{"op":"hello","x":"\xff"}',
-            b'{"op":"hello","x":"\xc3"}',
-            b'{"op":"hello","x":"\xed\xa0\x80"}',
-            b"\xef\xbb\xbf{}",
-        ]
-    )
+    invalid_utf8 = st.sampled_from(INVALID_UTF8_LINES)
     return st.one_of(text, invalid_utf8)
 
 
@@ -759,8 +761,18 @@ def escaping_wire_names() -> st.SearchStrategy[str]:
     an unknown wire name then grows past PROTOCOL.md's 512-byte bound, and the cut that keeps
     it under lands inside (or next to) a multi-byte character."""
     return st.builds(
-        lambda control, n, wide: (control * n + wide * 32).encode()[:128].decode("utf-8", "ignore"),
-        st.sampled_from(("\x01", "\x1f", "\x7f")),
-        st.sampled_from(range(100, 129)),  # uniform: where the cut falls is the message's to say
-        st.sampled_from(("é", "中", "\U0001f600", "é中\U0001f600")),
+        escaping_wire_name,
+        st.sampled_from(ESCAPED_CONTROLS),
+        st.sampled_from(CONTROL_RUNS),  # uniform: where the cut falls is the message's to say
+        st.sampled_from(WIDE_TAILS),
     )
+
+
+ESCAPED_CONTROLS: Final = ("\x01", "\x1f", "\x7f")
+CONTROL_RUNS: Final = range(100, 129)
+WIDE_TAILS: Final = ("é", "中", "\U0001f600", "é中\U0001f600")
+
+
+def escaping_wire_name(control: str, n: int, wide: str) -> str:
+    """``n`` controls, then multi-byte characters, cut to 128 bytes on a character boundary."""
+    return (control * n + wide * 32).encode()[:128].decode("utf-8", "ignore")
