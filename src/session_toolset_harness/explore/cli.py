@@ -153,6 +153,7 @@ def _report(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name: str
         f"explore: {name}{jobs}{part}; last seed {result.seed}; {result.steps} steps in "
         f"{outcome.wall_seconds:.2f} s ({outcome.steps_per_second:,.0f} steps/s wall, "
         f"{cpu_rate:,.0f} steps/s CPU)"
+        + (f"; {result.swept} edge-sweep examples" if result.swept else "")
         + (f"; {result.aimed} aimed examples at outcomes still missing" if result.aimed else "")
     )
     if not args.quiet:

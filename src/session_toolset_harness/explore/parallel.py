@@ -237,6 +237,7 @@ def run_plan(plan: Plan) -> PlanResult:
             total.conditions.merge(result.conditions)
             total.steps += result.steps
             total.aimed += result.aimed
+            total.swept += result.swept
             total.cpu_seconds += result.cpu_seconds
             total.digests = total.digests or result.digests
             if result.failure is not None and total.failure is None:

@@ -61,6 +61,7 @@ def build(
         "pipeline": plan.pipeline,
         "steps": result.steps,
         "aimed_examples": result.aimed,
+        "swept_examples": result.swept,
         "wall_seconds": round(outcome.wall_seconds, 3),
         "cpu_seconds": round(result.cpu_seconds, 3),
         "verdict": verdict,

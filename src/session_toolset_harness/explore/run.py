@@ -40,6 +40,7 @@ from .context import (
     RunContext,
     learn_digests,
 )
+from .edge_sweep import sweep
 from .machine import ExploreMachine
 from .reduce import reduce, replay_exchange
 from .spec_constants import fixed_constants
@@ -96,6 +97,8 @@ class ExploreResult:
     """Condition coverage (MC/DC) of the model's decisions over the run."""
     aimed: int = 0
     """Aimed examples run after the random ones (`aim_missing`)."""
+    swept: int = 0
+    """Edge-sweep examples run after the random ones (`edge_sweep`)."""
 
     @property
     def steps_per_second(self) -> float:
@@ -138,8 +141,9 @@ def explore(
 ) -> ExploreResult:
     """Run the machine against ``sut``; a divergence is returned, never raised.
 
-    ``min_hits``: a coverage minimum (the profile's); when the random examples leave it unmet,
-    aimed examples follow (`aim_missing`).
+    ``min_hits``: a coverage minimum (the profile's); with one, the edge sweep follows the
+    random examples (`edge_sweep`), then, when the minimum is still unmet, aimed examples
+    (`aim_missing`).
 
     ``window``: requests written before their replies are read (default: `default_window`).
     With a window, a divergence surfaces only where the window is read, which shrinks badly;
@@ -186,9 +190,14 @@ def explore(
         error = run([Phase.reuse, Phase.shrink], database)
         if ctx.failure is None and error is None:  # the replay of its example passed
             error = f"{Flaky.__name__}: the replay of the failing example passed"
-    aimed = 0
+    aimed = swept = 0
     if min_hits and ctx.first_failure is None and error is None:
-        aimed = aim_missing(ctx, min_hits, seed_value)
+        try:  # an exception of an in-process implementation is an error, as in the examples
+            swept = sweep(ctx)  # every finite edge case, whatever the random examples drew
+            if ctx.first_failure is None:
+                aimed = aim_missing(ctx, min_hits, seed_value)
+        except Exception as err:
+            error = f"{type(err).__name__}: {err}"
     if ctx.first_failure is not None and (_flaky(error) or (ctx.failure is None and not error)):
         # It did not happen again when Hypothesis replayed the example (its Flaky error, or a
         # replay that passed): report the first divergence, as it happened.
@@ -207,6 +216,7 @@ def explore(
         error,
         conditions=ctx.conditions,
         aimed=aimed,
+        swept=swept,
     )
 
 
@@ -275,6 +285,7 @@ def explore_rounds(
             total.conditions.merge(result.conditions)
             total.steps += result.steps
             total.aimed += result.aimed
+            total.swept += result.swept
             total.seconds += result.seconds
             total.cpu_seconds += result.cpu_seconds
             total.failure, total.error, total.preflight = (

@@ -1,0 +1,201 @@
+"""The edge sweep: every case of the generators' finite edge families, sent once per run.
+
+The random examples draw each edge case (a spelling of a raw line, a lone surrogate next to
+what would pair it, a wire name whose denial message must be cut inside a multi-byte character)
+from lists, and Hypothesis's draws cluster: over one ``ci`` round some cases are drawn dozens of
+times and others never.  Which ones are never drawn changes with every edit of a generation
+module, so a bug that only one case shows was found by one walk and lost by the next (the
+whole-population mutation runs of two walks differed exactly there).  So a profile with a
+coverage minimum (``ci``, ``nightly``) ends its random examples with this sweep: the cases of
+those families in a fixed order, in short examples of their own (a ``reset``, a prelude where a
+family needs state, the cases, the end-of-example observation), each compared exactly like a
+random step and answered by the same expected world.  A divergence is reported and reduced like
+any other (`reduce` replays request sequences; it does not need Hypothesis).
+
+The families (`families`) are the generators' own lists where they are finite, enumerated:
+
+* ``raw lines``: every fixed spelling of `strategies.raw_lines` (number spellings, repeated
+  keys, escapes, framing, bytes that are not UTF-8, the nesting bound);
+* ``lexical``: SPEC.md 1.4's lexical near misses of `strategies.lexical_edge_lines`, each
+  refused string in every position a line can hold it (kept, discarded by a repeated key, as a
+  key) and each accepted one kept, in lower and mixed-case hex;
+* ``wire names``: every escaping wire name (`strategies.escaping_wire_name` over its controls,
+  lengths and tails) and the long ones, resolved while unknown;
+* ``long runtime names``: records whose runtime names sit around the 128-byte wire-name bound,
+  each resolved by its own name (the reply echoes it bounded);
+* ``record fields``: a record with each fault of its optional ``summary`` and ``tags`` and every
+  other field valid (no reply shows a summary or tags: only a faulty one shows they are read).
+
+The sweep is deterministic and draws nothing, so it leaves the random walk as it was (this
+module's literals are not in `spec_constants`' pool: they steer no draw).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any, Final
+
+from ..conform.jsonio import RawLine
+from . import pools
+from . import strategies as gen
+from .context import DivergenceError, RunContext
+from .machine import ExploreMachine
+from .protocol_rules import FAULTS, Request
+
+Reply = dict[str, Any]
+CHUNK: Final = 40
+"""Cases per sweep example: few enough that a divergence's example stays short to reduce."""
+
+
+def _raw_lines() -> list[Request]:
+    texts = [gen.digest_line(spelling) for spelling in gen.NUMBER_SPELLINGS]
+    texts += gen.RAW_SPELLINGS
+    texts += [gen.digest_line("[" * d + "0" + "]" * d) for d in (125, 126)]  # deeper: open
+    lines = [RawLine(text.encode("utf-8")) for text in texts]
+    return [*lines, *(RawLine(data) for data in gen.INVALID_UTF8_LINES)]
+
+
+def _refused_strings(case: int) -> list[str]:
+    """String texts with a lone surrogate escape next to what would pair it."""
+    spell = gen._spell  # the generators' own spelling, so the sweep says what they say
+    highs = [spell(h, case) for h in gen._EDGE_HIGHS]
+    lows = [spell(lo, case) for lo in gen._EDGE_LOWS]
+    not_lows = [
+        *(spell(u, case) for u in (*gen._BMP_NEIGHBOURS, *gen._EDGE_HIGHS, 0xDBFF, 0xE000)),
+        *gen._AFTER_ESCAPES,
+        "",
+    ]
+    gaps = ["x", "é", *gen._AFTER_ESCAPES]
+    out = [h + n for h in highs for n in not_lows]
+    out += [h + g + lo for h in highs for g in gaps for lo in lows]
+    out += lows
+    out += [a + b for a in lows for b in lows]
+    out += [lo + h for lo in lows for h in highs]
+    return out
+
+
+def _accepted_strings(case: int) -> list[str]:
+    """String texts SPEC.md 1.4 accepts: a pair at every edge, with what may follow it."""
+    spell = gen._spell
+    pairs = [spell(h, case) + spell(lo, case) for h in gen._EDGE_HIGHS for lo in gen._EDGE_LOWS]
+    after = ["", "x", *gen._AFTER_ESCAPES, "\\u0041"]
+    out = [p + a for p in pairs for a in after]
+    out += [p + q for p in pairs[:3] for q in pairs]
+    out += [spell(u, case) for u in gen._BMP_NEIGHBOURS]
+    return out
+
+
+def _lexical() -> list[Request]:
+    lines: list[str] = []
+    for case in (0, 2):
+        for text in _refused_strings(case):
+            item = '"' + text + '"'
+            lines.append('{"k0":0,"bad":' + item + "}")  # kept
+            lines.append('{"k0":' + item + ',"k0":0}')  # discarded by a later repeated key
+            lines.append("{" + item + ":1}")  # a key
+        lines += ['["' + text + '"]' for text in _accepted_strings(case)]
+    for high in gen._EDGE_HIGHS:  # a pair split over two strings
+        for low in gen._EDGE_LOWS:
+            lines.append('["' + gen._u(high, False) + '","' + gen._u(low, False) + '"]')
+    numbers = [*gen._NUMBER_EDGES_VALID, *gen._NUMBER_EDGES_REFUSED]
+    lines += ["[" + n + "]" for n in numbers]
+    lines += ['{"k0":' + n + ',"k0":0}' for n in numbers]
+    for before in ('\\"', "\\\\", "\\/", ""):  # brackets in a string, around the bound
+        for run in ("[", "{", "]", "}"):
+            for n in gen._BRACKET_RUNS:
+                lines.append('["' + before + run * n + '"]')
+    for unit in ("[]", "{}", "[[]]"):  # more brackets in total than the bound, shallow
+        for n in (63, 64, 65):
+            lines.append("[" + ",".join([unit] * n) + "]")
+    return [RawLine(gen.digest_line(text).encode("utf-8")) for text in lines]
+
+
+def _wire_names() -> list[Request]:
+    names = [
+        gen.escaping_wire_name(control, n, wide)
+        for control in gen.ESCAPED_CONTROLS
+        for wide in gen.WIDE_TAILS
+        for n in gen.CONTROL_RUNS
+    ]
+    names += ["x" * 129, "é" * 65, "a" + "é" * 64, "y" * 300]
+    return [{"op": "resolve", "wire_name": name} for name in names]
+
+
+LONG_RUNTIME_NAMES: Final = (
+    *("w" * n for n in (127, 128, 129, 200)),
+    *("é" * n for n in (63, 64, 65)),
+    *("w" * n + "é" for n in (126, 127)),
+)
+"""Runtime names around the 128-byte wire-name bound (`strategies.runtime_names`' long ones)."""
+
+
+def _long_runtime_names() -> list[Request]:
+    out: list[Request] = []
+    for index, name in enumerate(LONG_RUNTIME_NAMES):
+        out.append(
+            {
+                "op": "catalog_insert",
+                "source": {"kind": "builtin", "name": f"sweep{index}"},
+                "provenance": {"kind": "builtin_runtime"},
+                "schema": pools.SCHEMAS[0],
+                "id": f"wild:sweep{index}",
+                "runtime_name": name,
+            }
+        )
+    out += [{"op": "resolve", "wire_name": name} for name in LONG_RUNTIME_NAMES]
+    return out
+
+
+def _record_fields() -> list[Request]:
+    base: Reply = {
+        "op": "catalog_insert",
+        "source": {"kind": "builtin", "name": "sweep"},
+        "provenance": {"kind": "builtin_runtime"},
+        "schema": pools.SCHEMAS[0],
+        "id": "wild:fields",
+    }
+    out: list[Request] = []
+    for field, kind in (("summary", "opt_str"), ("tags", "opt_strs")):
+        for fault in FAULTS[kind]:
+            out.append({**base, field: fault})
+            out.append({**base, "op": "catalog_upsert", "replaced": None, field: fault})
+    return out
+
+
+def families() -> dict[str, list[Request]]:
+    """Each family's cases, in the order they are sent."""
+    return {
+        "raw lines": _raw_lines(),
+        "lexical": _lexical(),
+        "wire names": _wire_names(),
+        "long runtime names": _long_runtime_names(),
+        "record fields": _record_fields(),
+    }
+
+
+STATEFUL: Final = frozenset({"long runtime names"})
+"""Families whose cases build on each other: sent in one example, not cut into chunks."""
+
+
+def examples() -> Iterator[Sequence[Request]]:
+    """The sweep's examples: each family's cases, in chunks of `CHUNK` (a stateful family
+    whole)."""
+    for name, cases in families().items():
+        size = len(cases) if name in STATEFUL else CHUNK
+        for start in range(0, len(cases), size):
+            yield cases[start : start + size]
+
+
+def sweep(ctx: RunContext) -> int:
+    """Send every case; the number of sweep examples run (stopping at a divergence)."""
+    run = 0
+    for cases in examples():
+        run += 1
+        try:
+            machine = ExploreMachine(ctx)
+            for request in cases:
+                machine.step(request)
+            machine.teardown()
+        except DivergenceError:
+            break
+    return run
