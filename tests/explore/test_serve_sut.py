@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import sys
+import threading
 from typing import Any
 
 import pytest
@@ -134,3 +135,68 @@ def test_an_entry_point_that_writes_elsewhere_is_found(monkeypatch: pytest.Monke
     finally:
         sut.close()
     assert lost.getvalue().startswith('{"ok":true')  # the loop did answer, elsewhere
+
+
+def test_an_entry_point_that_raises_before_reading_stdin_is_reported_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The loop's error is the failure, without waiting out the reply timeout (a mutant of
+    `main` that fails at once must not cost the mutation run a timeout per mutant)."""
+
+    def broken_main() -> int:
+        raise RuntimeError("planted before the loop")
+
+    monkeypatch.setattr(serve_sut, "main", broken_main)
+    streams = sys.stdin, sys.stdout, sys.stderr
+    with pytest.raises(SutFailure, match="never read its stdin: it raised") as caught:
+        ServeSut(timeout=5.0)
+    assert "planted before the loop" in str(caught.value)
+    assert (sys.stdin, sys.stdout, sys.stderr) == streams
+
+
+def test_a_failed_start_restores_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No `close` can follow a constructor that raised: it restores what it set itself."""
+    monkeypatch.setenv(CARRY_FORWARD_ENV, "1")
+    monkeypatch.setattr(serve_sut, "main", lambda: 0)  # returns without reading stdin
+    with pytest.raises(SutFailure, match="never read its stdin: it returned 0"):
+        ServeSut(timeout=5.0, carry_forward_env="0")
+    assert os.environ[CARRY_FORWARD_ENV] == "1"
+
+
+def test_an_entry_point_that_exits_is_judged_by_its_exit_status(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``sys.exit(serve(...))`` in `main` is what a process would see as its exit status."""
+    real_main = server.main
+
+    def exiting_main() -> int:
+        sys.exit(real_main())
+
+    monkeypatch.setattr(serve_sut, "main", exiting_main)
+    sut = ServeSut()
+    try:
+        assert sut.send({"op": "hello"})["ok"] is True
+    finally:
+        sut.close()
+    assert sut.exit_status == 0
+
+
+def test_an_entry_point_that_hangs_before_reading_stdin_is_a_failure_after_the_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    release = threading.Event()
+
+    def hanging_main() -> int:
+        release.wait(60)
+        return 0
+
+    monkeypatch.setattr(serve_sut, "main", hanging_main)
+    monkeypatch.delenv(CARRY_FORWARD_ENV, raising=False)
+    streams = sys.stdin, sys.stdout, sys.stderr
+    try:
+        with pytest.raises(SutFailure, match=r"never read its stdin: within 0\.2 s"):
+            ServeSut(timeout=0.2, carry_forward_env="0")
+    finally:
+        release.set()
+    assert (sys.stdin, sys.stdout, sys.stderr) == streams
+    assert CARRY_FORWARD_ENV not in os.environ

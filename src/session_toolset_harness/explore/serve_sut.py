@@ -6,9 +6,14 @@ one flushed line per request) is never exercised.  This driver runs the adapter'
 `main` in a thread, fed request lines through a queue standing for stdin and reading the reply
 lines it writes, exactly as `python -m session_toolset.adapter` would see and write them over
 pipes.  `main` takes its streams from ``sys.stdin.buffer``, ``sys.stdout`` and ``sys.stderr``:
-those are the queues for the moment it takes them (until `serve` first reads stdin) and the
-process's own again at once, while the constructor waits (nothing else of the explorer runs
-then, so nothing else can write to the borrowed streams).  It is what
+those are the queues for the moment it takes them (until `serve` first reads stdin, or `main`
+ends without reading it) and the process's own again at once; the constructor waits meanwhile
+(nothing else of the explorer runs then, so nothing else can write to the borrowed streams;
+construct one driver at a time, from one thread).  A `main` that never reads stdin is a
+`SutFailure` at once when it returns or raises (its error in the message), after ``timeout``
+when it hangs; a failed constructor leaves the streams and the environment as it found them.
+Output written to ``sys.stdout`` itself while the loop runs (not to the stream `main` passed)
+reaches the process's real stdout, not the replies: a real pipe would mix it in.  It is what
 the mutation tool's stateful suite can use to judge the loop the way `explore --adapter` would,
 without a child process per mutant.
 
@@ -47,10 +52,12 @@ class _Stdin:
 
     def __init__(self) -> None:
         self.lines: queue.SimpleQueue[bytes] = queue.SimpleQueue()
-        self.reading = threading.Event()
+        self.read = False
+        self.settled = threading.Event()  # read from, or the loop ended without reading
 
     def __iter__(self) -> Iterator[bytes]:
-        self.reading.set()  # the loop holds its streams now
+        self.read = True  # the loop holds its streams now
+        self.settled.set()
         while True:
             line = self.lines.get()
             if line == _EOF:
@@ -80,7 +87,8 @@ class _Stdout(io.TextIOBase):
 
 
 class ServeSut:
-    """`serve` running in a thread of this process, one loop (one adapter world) per run."""
+    """`main` (so `serve`) running in a thread of this process, one loop (one adapter world)
+    per run."""
 
     name = "reference (in-process, through serve)"
 
@@ -98,26 +106,41 @@ class ServeSut:
         self._stderr = io.StringIO()
         self._owed = 0
         self._exit: list[int] = []
+        self._ended = False  # main returned or raised (set before `settled`, unlike is_alive)
         self._thread = threading.Thread(target=self._serve, name="serve", daemon=True)
         saved = sys.stdin, sys.stdout, sys.stderr
         sys.stdin = cast(TextIO, _TextStdin(self._stdin))
         sys.stdout, sys.stderr = self._stdout, self._stderr
         try:
             self._thread.start()
-            reading = self._stdin.reading.wait(timeout)
+            self._stdin.settled.wait(timeout)
         finally:
             sys.stdin, sys.stdout, sys.stderr = saved
-        if not reading:
+        if not self._stdin.read:
+            self._stdin.lines.put(_EOF)  # should it read after all, it ends at once
+            self._restore_env()  # no close() follows a constructor that raised
+            if not self._ended:
+                how = f"within {timeout:g} s"
+            elif self._exit:
+                how = f"it returned {self._exit[0]}"
+            else:
+                how = "it raised"
             tail = self._stderr.getvalue()[-500:]
             raise SutFailure(
-                "the adapter's main never read its stdin" + (f"\n{tail}" if tail else "")
+                f"the adapter's main never read its stdin: {how}" + (f"\n{tail}" if tail else "")
             )
 
     def _serve(self) -> None:
         try:
             self._exit.append(main())
-        except Exception:  # the loop died: no more replies (the next read times out)
+        except SystemExit as exit_:  # sys.exit in main: what a process exits with
+            code = exit_.code
+            self._exit.append(0 if code is None else code if isinstance(code, int) else 1)
+        except BaseException:  # the loop died: no more replies (the next read times out)
             traceback.print_exc(file=self._stderr)
+        finally:
+            self._ended = True
+            self._stdin.settled.set()
 
     def send(self, request: Reply) -> Reply:
         self.start_example()
@@ -164,6 +187,9 @@ class ServeSut:
         self._stdin.lines.put(_EOF)
         self._thread.join(self.timeout)
         self.exit_status = self._exit[0] if self._exit else None
+        self._restore_env()
+
+    def _restore_env(self) -> None:
         if self._env_set:
             if self._saved_env is None:
                 os.environ.pop(CARRY_FORWARD_ENV, None)
