@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from session_toolset_harness.conform.jsonio import RawLine
 from session_toolset_harness.explore import observe, pools
 from session_toolset_harness.explore.context import DivergenceError, RunContext
 from session_toolset_harness.explore.machine import ExploreMachine
@@ -135,3 +136,24 @@ def test_a_hello_may_name_its_implementation_as_it_likes(spelling: object) -> No
     m.step({"op": "hello"})
     m.teardown()
     assert ctx.failure is None
+
+
+class EveryHelloWithoutImplementation(InProcessSut):
+    """The fault: every hello reply, however its line is spelled, lacks ``implementation``."""
+
+    def submit(self, lines: Sequence[bytes]) -> None:
+        for line in lines:
+            super().submit([line])
+            if "protocol" in self._replies[-1]:
+                self._replies[-1] = {
+                    k: v for k, v in self._replies[-1].items() if k != "implementation"
+                }
+
+
+@pytest.mark.parametrize("line", [b' \t{"op":"hello"}\r ', b'{"op":"hello","x":"\\u00e9"}'])
+def test_a_hello_sent_as_a_raw_line_must_name_its_implementation_too(line: bytes) -> None:
+    m, ctx = machine(EveryHelloWithoutImplementation())
+    with pytest.raises(DivergenceError):
+        m.step(RawLine(line))
+        m.teardown()
+    assert ctx.failure is not None and "implementation" in ctx.failure.reason
