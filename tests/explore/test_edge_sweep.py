@@ -90,6 +90,11 @@ def test_an_exception_in_the_sweep_is_an_error_not_a_crash(
     monkeypatch.setattr(server, "parse_json", broken)
     result = explore(InProcessSut(), examples=1, steps=1, seed_value=0, shrink=False, min_hits=1)
     assert result.error is not None and "planted" in result.error
+    # where it happened: the first mixed-case case is a lexical one, after every raw line's
+    # example (54 lines: 2) and the lexical examples of lower-case hex (more than 10)
+    assert "lexical case" in result.error
+    assert result.swept > 2 + 10
+    assert result.swept < len(list(edge_sweep.examples()))
 
 
 def test_a_profile_without_a_coverage_minimum_does_not_sweep() -> None:

@@ -177,25 +177,49 @@ STATEFUL: Final = frozenset({"long runtime names"})
 """Families whose cases build on each other: sent in one example, not cut into chunks."""
 
 
-def examples() -> Iterator[Sequence[Request]]:
-    """The sweep's examples: each family's cases, in chunks of `CHUNK` (a stateful family
-    whole)."""
+def _chunks() -> Iterator[tuple[str, int, Sequence[Request]]]:
+    """Each sweep example: its family, the index of its first case there, its cases."""
     for name, cases in families().items():
         size = len(cases) if name in STATEFUL else CHUNK
         for start in range(0, len(cases), size):
-            yield cases[start : start + size]
+            yield name, start, cases[start : start + size]
+
+
+def examples() -> Iterator[Sequence[Request]]:
+    """The sweep's examples: each family's cases, in chunks of `CHUNK` (a stateful family
+    whole)."""
+    for _name, _start, cases in _chunks():
+        yield cases
+
+
+class SweepError(Exception):
+    """An exception raised while a sweep example ran (an in-process implementation's bug, a
+    dead adapter): where it happened, and how many sweep examples had started by then."""
+
+    def __init__(self, examples: int, where: str, cause: Exception) -> None:
+        text = f"{type(cause).__name__}: {cause} (edge sweep example {examples}: {where})"
+        super().__init__(text)
+        self.examples = examples
 
 
 def sweep(ctx: RunContext) -> int:
-    """Send every case; the number of sweep examples run (stopping at a divergence)."""
+    """Send every case; the number of sweep examples run (stopping at a divergence).
+
+    Raises `SweepError` for any other exception, so the report still says how far it got and
+    which case raised (the exception alone names neither)."""
     run = 0
-    for cases in examples():
+    for name, start, cases in _chunks():
         run += 1
+        where = f"{name}, before its first case"
         try:
             machine = ExploreMachine(ctx)
-            for request in cases:
+            for index, request in enumerate(cases):
+                where = f"{name} case {start + index + 1}"
                 machine.step(request)
+            where = f"{name}, the end-of-example observation"
             machine.teardown()
         except DivergenceError:
             break
+        except Exception as err:
+            raise SweepError(run, where, err) from err
     return run

@@ -40,7 +40,7 @@ from .context import (
     RunContext,
     learn_digests,
 )
-from .edge_sweep import sweep
+from .edge_sweep import SweepError, sweep
 from .machine import ExploreMachine
 from .reduce import reduce, replay_exchange
 from .spec_constants import fixed_constants
@@ -196,6 +196,8 @@ def explore(
             swept = sweep(ctx)  # every finite edge case, whatever the random examples drew
             if ctx.first_failure is None:
                 aimed = aim_missing(ctx, min_hits, seed_value)
+        except SweepError as err:
+            swept, error = err.examples, str(err)
         except Exception as err:
             error = f"{type(err).__name__}: {err}"
     if ctx.first_failure is not None and (_flaky(error) or (ctx.failure is None and not error)):
