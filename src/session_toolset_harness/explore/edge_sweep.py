@@ -18,7 +18,7 @@ The families (`families`) are the generators' own lists where they are finite, e
   keys, escapes, framing, bytes that are not UTF-8, the nesting bound);
 * ``lexical``: SPEC.md 1.4's lexical near misses of `strategies.lexical_edge_lines`, each
   refused string in every position a line can hold it (kept, discarded by a repeated key, as a
-  key) and each accepted one kept, in lower and mixed-case hex;
+  key) and each accepted one kept, in lower, upper and mixed-case hex;
 * ``wire names``: every escaping wire name (`strategies.escaping_wire_name` over its controls,
   lengths and tails) and the long ones, resolved while unknown;
 * ``long runtime names``: records whose runtime names sit around the 128-byte wire-name bound,
@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
-from ..conform.jsonio import RawLine
+from ..conform.jsonio import RawLine, encode_line
 from . import pools
 from . import strategies as gen
 from .context import DivergenceError, RunContext
@@ -87,7 +87,7 @@ def _accepted_strings(case: int) -> list[str]:
 
 def _lexical() -> list[Request]:
     lines: list[str] = []
-    for case in (0, 2):
+    for case in (0, 1, 2):  # lower, upper and mixed-case hex (`strategies._spell`)
         for text in _refused_strings(case):
             item = '"' + text + '"'
             lines.append('{"k0":0,"bad":' + item + "}")  # kept
@@ -162,14 +162,28 @@ def _record_fields() -> list[Request]:
     return out
 
 
+def _distinct(cases: list[Request]) -> list[Request]:
+    """The cases without repeats (by the line sent), in order: the products above spell some
+    cases twice (a unit whose hex has no letter in an odd place reads the same in every case,
+    an escaping wire name whose cut falls before its tail is the same for every tail)."""
+    seen: set[bytes] = set()
+    out: list[Request] = []
+    for case in cases:
+        line = case.data if isinstance(case, RawLine) else encode_line(case)
+        if line not in seen:
+            seen.add(line)
+            out.append(case)
+    return out
+
+
 def families() -> dict[str, list[Request]]:
-    """Each family's cases, in the order they are sent."""
+    """Each family's distinct cases, in the order they are sent."""
     return {
-        "raw lines": _raw_lines(),
-        "lexical": _lexical(),
-        "wire names": _wire_names(),
-        "long runtime names": _long_runtime_names(),
-        "record fields": _record_fields(),
+        "raw lines": _distinct(_raw_lines()),
+        "lexical": _distinct(_lexical()),
+        "wire names": _distinct(_wire_names()),
+        "long runtime names": _distinct(_long_runtime_names()),
+        "record fields": _distinct(_record_fields()),
     }
 
 
