@@ -167,3 +167,24 @@ def test_a_malformed_condition_table_is_a_usage_error(
     assert main(["--merge", str(path)]) == 2
     err = capsys.readouterr().err
     assert "malformed report" in err and len(err.strip().splitlines()) == 1
+
+
+def test_merge_sums_the_sweep_and_aimed_examples_of_the_shards(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every shard runs the edge sweep (and its own aimed examples): the merged line says how
+    many in all; a report without the counts (written before the sweep) counts none."""
+    paths = [tmp_path / f"s{k}.json" for k in (1, 2)]
+    for k, out in enumerate(paths, 1):
+        assert main([*SMALL, "--seed", "5", "--shard", f"{k}/2", "--json", str(out)]) == 0
+    first, second = (_read(p) for p in paths)
+    first.update(swept_examples=48, aimed_examples=3)
+    second.update(swept_examples=47)
+    del second["aimed_examples"]
+    for path, value in zip(paths, (first, second), strict=True):
+        path.write_text(json.dumps(value), encoding="utf-8")
+    merged = report.merge([(paths[0], first), (paths[1], second)])
+    assert (merged.swept, merged.aimed) == (95, 3)
+    capsys.readouterr()
+    assert main(["--merge", *map(str, paths), "--quiet"]) == 0
+    assert "; 95 edge-sweep examples; 3 aimed examples" in capsys.readouterr().out

@@ -229,7 +229,11 @@ def _merge(args: argparse.Namespace) -> int:
     except report.ReportError as err:
         raise UsageError(f"--merge: {err}") from None
     merged = report.merge(reports)
-    print(f"explore --merge: {len(reports)} reports, {merged.steps} steps")
+    print(
+        f"explore --merge: {len(reports)} reports, {merged.steps} steps"
+        + (f"; {merged.swept} edge-sweep examples" if merged.swept else "")
+        + (f"; {merged.aimed} aimed examples" if merged.aimed else "")
+    )
     if not args.quiet:
         print(coverage.table(merged.coverage))
         print(format_table(merged.conditions, condition_gate.LISTED))

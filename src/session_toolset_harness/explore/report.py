@@ -187,6 +187,10 @@ class Merged:
     conditions: ConditionTable
     unseen: list[str]
     """Condition outcomes the merged table misses (judged when the profile has a minimum)."""
+    swept: int = 0
+    """Edge-sweep examples over the reports (each shard sweeps: `edge_sweep` is per stream)."""
+    aimed: int = 0
+    """Aimed examples over the reports."""
 
     @property
     def ok(self) -> bool:
@@ -197,13 +201,15 @@ def merge(reports: list[tuple[Path, dict[str, Any]]]) -> Merged:
     hits: Counter[tuple[str, str]] = Counter()
     conditions = ConditionTable()
     problems: list[str] = []
-    steps = 0
+    steps = swept = aimed = 0
     plans: dict[tuple[Any, ...], list[int]] = {}
     for path, report in reports:
         for op, code, count in report["coverage"]:
             hits[(op, code)] += count
         conditions.merge(conditions_from_json(report["conditions"]))
         steps += int(report["steps"])
+        swept += int(report.get("swept_examples", 0))  # absent from reports before the sweep
+        aimed += int(report.get("aimed_examples", 0))
         if report["verdict"] == "divergence":
             found = report["divergence"] or {}
             problems.append(
@@ -236,4 +242,4 @@ def merge(reports: list[tuple[Path, dict[str, Any]]]) -> Merged:
     minimum = max((int(r["min_hits"]) for _, r in reports), default=0)
     short = coverage.missing(hits, minimum) if minimum else []
     unseen = condition_gate.missing(conditions) if minimum else []
-    return Merged(hits, steps, problems, short, minimum, conditions, unseen)
+    return Merged(hits, steps, problems, short, minimum, conditions, unseen, swept, aimed)
