@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from session_toolset_model.world import World
 
@@ -34,8 +34,10 @@ def digest(*schemas: str) -> str:
 @given(strategies.bad_json_tokens(), strategies.json_string_texts())
 def test_a_refused_token_refuses_the_line_wherever_it_sits(bad: str, good: str) -> None:
     assert verdict(digest(good)) is True
+    # A "bad" string piece can complete into a valid one (``\u12`` then ``00``: ``\u1200``);
+    # the world judges every line explore sends, so that only makes a token here not refused.
+    assume(verdict(digest(bad)) == "Protocol")
     for line in (
-        digest(bad),
         digest(bad, good),
         digest(f"[{good},{bad}]"),
         digest(f'{{"a":{bad}}}'),
