@@ -1,11 +1,11 @@
 """The protocol client: one adapter child process, one request line, exactly one reply line.
 
-Replies are read by a daemon thread into a queue so that every request can wait with a timeout
-(a liveness guard: a hung adapter must not hang CI). A second thread drains stderr into a bounded
-tail kept for failure reports, so a chatty adapter never blocks on a full stderr pipe. Requests are
-written by a third thread, so that a caller can *pipeline* — send many request lines before reading
-any reply (PROTOCOL.md: one reply per line, in order) — without ever blocking on a full stdin pipe
-of an adapter that stopped reading: the per-reply timeout still bounds every wait. Anything other
+Every reply is waited for with a timeout (a liveness guard: a hung adapter must not hang CI). A
+daemon thread drains stderr into a bounded tail kept for failure reports, so a chatty adapter
+never blocks on a full stderr pipe. Requests and replies move through `pipes`, whose ``send``
+never blocks, so that a caller can *pipeline* — send many request lines before reading any reply
+(PROTOCOL.md: one reply per line, in order) — even to an adapter that stopped reading: the
+per-reply timeout still bounds every wait. Anything other
 than one JSON object per request — EOF, a crash, a timeout, bytes that are not UTF-8 JSON, a JSON
 value that is not an object — is an ``ExchangeError``; the runner then discards the process and
 starts a fresh one for the next vector.
@@ -13,10 +13,7 @@ starts a fresh one for the next vector.
 
 from __future__ import annotations
 
-import collections
 import contextlib
-import io
-import queue
 import subprocess
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -29,10 +26,15 @@ from session_toolset_harness.conform.jsonio import (
     parse_strict,
     truncate,
 )
+from session_toolset_harness.conform.pipes import (
+    MAX_REPLY_BYTES,
+    Eof,
+    Item,
+    TooLong,
+    open_transport,
+)
 
 STDERR_TAIL_BYTES: Final = 4096
-READ_BUFFER_BYTES: Final = 64 * 1024
-MAX_REPLY_BYTES: Final = 16 * 1024 * 1024
 EXIT_GRACE_SECONDS: Final = 2.0
 
 
@@ -57,17 +59,6 @@ class AdapterStartError(Exception):
     """The adapter command cannot be started at all (missing executable, permissions)."""
 
 
-class _Eof:
-    pass
-
-
-class _TooLong:
-    pass
-
-
-_Item = bytes | _Eof | _TooLong
-
-
 class StderrTail:
     """The last few KiB an adapter wrote to stderr, read continuously in a thread."""
 
@@ -87,58 +78,6 @@ class StderrTail:
             return self._data.decode("utf-8", errors="replace")
 
 
-def _pump_stdout(stream: IO[bytes], sink: queue.Queue[list[_Item]]) -> None:
-    # Only this thread closes the stream: closing it from the main thread while a read is in
-    # flight lets the fd number be reused by the next adapter's pipe and bytes get stolen.
-    # Every complete line of one read goes over in one list: one hand-over per chunk, not per
-    # line, when replies come in bursts (pipelining).
-    partial = b""
-    try:
-        while True:
-            chunk = stream.read1(READ_BUFFER_BYTES)  # type: ignore[attr-defined]
-            if not chunk:
-                break
-            *lines, partial = (partial + chunk).split(b"\n")
-            if lines:
-                sink.put([line + b"\n" for line in lines])
-            if len(partial) > MAX_REPLY_BYTES:
-                sink.put([_TooLong()])
-                return
-    except (OSError, ValueError):
-        pass
-    finally:
-        with contextlib.suppress(OSError):
-            stream.close()
-    sink.put([partial, _Eof()] if partial else [_Eof()])
-
-
-def _pump_stdin(stream: IO[bytes], source: queue.SimpleQueue[bytes | None]) -> None:
-    # Only this thread writes to or closes stdin (``None`` asks it to close): a write blocked on
-    # a full pipe then never holds up the caller, who waits on replies with a timeout instead.
-    try:
-        while True:
-            chunk = source.get()
-            if chunk is None:
-                break
-            parts = [chunk]
-            while True:  # coalesce whatever else is queued into one write
-                try:
-                    more = source.get_nowait()
-                except queue.Empty:
-                    break
-                if more is None:
-                    source.put(None)
-                    break
-                parts.append(more)
-            stream.write(b"".join(parts))
-            stream.flush()
-    except (OSError, ValueError):
-        pass  # the adapter is gone; the reader sees EOF and reports the crash
-    finally:
-        with contextlib.suppress(OSError, ValueError):
-            stream.close()
-
-
 def _pump_stderr(stream: IO[bytes], tail: StderrTail) -> None:
     try:
         with contextlib.suppress(OSError, ValueError):
@@ -155,7 +94,8 @@ def _pump_stderr(stream: IO[bytes], tail: StderrTail) -> None:
 class AdapterProcess:
     """A running adapter. Not thread-safe: one runner drives one process."""
 
-    def __init__(self, argv: Sequence[str]) -> None:
+    def __init__(self, argv: Sequence[str], *, threads: bool = False) -> None:
+        """``threads``: move bytes in threads even where the pipes can be selected (`pipes`)."""
         try:
             self._proc = subprocess.Popen(
                 list(argv),
@@ -166,26 +106,14 @@ class AdapterProcess:
             )
         except (OSError, ValueError) as exc:
             raise AdapterStartError(f"cannot start adapter {list(argv)!r}: {exc}") from exc
-        self._lines: queue.Queue[list[_Item]] = queue.Queue()
-        self._ready: collections.deque[_Item] = collections.deque()
-        self._requests: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self.stderr = StderrTail()
         assert self._proc.stdout is not None and self._proc.stderr is not None
         assert self._proc.stdin is not None
-        # A buffered reader: ``readline`` on the raw pipe would cost one system call per byte.
-        stdout = io.BufferedReader(self._proc.stdout, READ_BUFFER_BYTES)  # type: ignore[type-var]
-        self._stdout_thread = threading.Thread(
-            target=_pump_stdout, args=(stdout, self._lines), daemon=True
-        )
-        self._stdout_thread.start()
+        self._pipes = open_transport(self._proc.stdin, self._proc.stdout, threads=threads)
         self._stderr_thread = threading.Thread(
             target=_pump_stderr, args=(self._proc.stderr, self.stderr), daemon=True
         )
         self._stderr_thread.start()
-        self._stdin_thread = threading.Thread(
-            target=_pump_stdin, args=(self._proc.stdin, self._requests), daemon=True
-        )
-        self._stdin_thread.start()
         self._stdin_open = True
         self._dead = False
 
@@ -195,19 +123,10 @@ class AdapterProcess:
             self._stderr_thread.join(timeout=1.0)
         return self.stderr.text()
 
-    def _take(self, timeout: float) -> _Item | None:
+    def _take(self, timeout: float) -> Item | None:
         """The next item read from stdout, waiting up to ``timeout`` seconds (0: not at all);
         None if none came.  EOF and an over-long line stay visible to every later call."""
-        if not self._ready:
-            try:
-                chunk = self._lines.get(timeout=timeout) if timeout else self._lines.get_nowait()
-            except queue.Empty:
-                return None
-            self._ready.extend(chunk)
-        item = self._ready.popleft()
-        if not isinstance(item, bytes):
-            self._ready.appendleft(item)
-        return item
+        return self._pipes.take(timeout)
 
     def pending_line(self) -> ExchangeError | None:
         """An unsolicited line already waiting (a reply nobody asked for), if any."""
@@ -239,7 +158,7 @@ class AdapterProcess:
             for r in requests
         ]
         if lines:
-            self._requests.put(b"".join(lines))  # one hand-over to the writer per call
+            self._pipes.send(b"".join(lines))  # one write (or hand-over) per call
 
     def receive(self, timeout: float) -> Reply | ExchangeError:
         """The next reply line, waiting up to ``timeout`` seconds for it."""
@@ -247,9 +166,9 @@ class AdapterProcess:
         if item is None:
             self.kill()
             return ExchangeError("timeout", f"no reply within {timeout:g} s (adapter killed)")
-        if isinstance(item, _Eof):
+        if isinstance(item, Eof):
             return self._crashed("adapter closed stdout without replying")
-        if isinstance(item, _TooLong):
+        if isinstance(item, TooLong):
             self.kill()
             return ExchangeError("too-long", f"reply line longer than {MAX_REPLY_BYTES} bytes")
         return _parse_reply(item)
@@ -285,10 +204,13 @@ class AdapterProcess:
         except subprocess.TimeoutExpired:
             return None
 
-    def _close_stdin(self) -> None:
-        if self._stdin_open:
-            self._stdin_open = False
-            self._requests.put(None)
+    def _close_stdin(self, grace: float = 0.0) -> bool:
+        """Close the adapter's stdin after writing what is queued (for up to ``grace``
+        seconds); False if some of it could not be written."""
+        if not self._stdin_open:
+            return True
+        self._stdin_open = False
+        return self._pipes.close_input(grace)
 
     def kill(self) -> None:
         """Stop the process now; used after any error so the next vector gets a fresh one."""
@@ -302,8 +224,11 @@ class AdapterProcess:
         self._dead = True
 
     def close(self) -> int | None:
-        """Close stdin (the protocol's EOF) and return the exit status, killing on a hang."""
-        self._close_stdin()
+        """Close stdin (the protocol's EOF) and return the exit status, killing on a hang
+        (also when the adapter stopped reading before the last request was written)."""
+        if not self._close_stdin(EXIT_GRACE_SECONDS):
+            self.kill()
+            return None
         status = self._wait(EXIT_GRACE_SECONDS)
         if status is None:
             self.kill()
@@ -313,10 +238,9 @@ class AdapterProcess:
         return status
 
     def _close_pipes(self) -> None:
-        """Close our end of stdin; the reader threads close stdout and stderr themselves."""
+        """Close our ends of stdin and stdout; the stderr reader closes stderr itself."""
         self._close_stdin()
-        self._stdin_thread.join(timeout=1.0)
-        self._stdout_thread.join(timeout=1.0)
+        self._pipes.shut()
         self._stderr_thread.join(timeout=1.0)
 
     @property

@@ -1,0 +1,200 @@
+"""Both transports of `conform.pipes` keep the client's contract: ``send`` never blocks, replies
+come back whole and in order however many are in flight, the end of stdout (and an over-long
+line) stays visible, nothing waits past its timeout, and closing writes what was queued first.
+
+Each test runs its adapter as a tiny Python script and a hang as a failure (a watchdog thread),
+so a transport that blocks fails here instead of stalling the suite.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from typing import TypeVar
+
+import pytest
+
+from session_toolset_harness.conform import pipes
+from session_toolset_harness.conform.client import AdapterProcess, ExchangeError, Reply
+
+T = TypeVar("T")
+Start = Callable[[str], tuple["subprocess.Popen[bytes]", pipes.Transport]]
+
+ECHO = (
+    "import sys\n"
+    "for line in sys.stdin.buffer:\n"
+    "    sys.stdout.buffer.write(line)\n"
+    "    sys.stdout.flush()\n"
+)
+DEAF = "import time\ntime.sleep(60)\n"  # never reads stdin, never replies
+COUNT = (  # reads to EOF, then says how many bytes came
+    "import sys\nn = len(sys.stdin.buffer.read())\nsys.stdout.write(f'{n}\\n')\n"
+)
+PARTIAL = "import sys\nsys.stdout.write('one\\ntwo')\n"  # a last line without newline, then EOF
+HUGE = (  # one line longer than the client accepts, and no end to it
+    f"import sys, time\nsys.stdout.write('x' * {pipes.MAX_REPLY_BYTES + 1})\n"
+    "sys.stdout.flush()\ntime.sleep(60)\n"
+)
+
+TRANSPORTS = {"select": False, "threads": True}
+
+
+def _within(seconds: float, work: Callable[[], T]) -> T:
+    """``work()``'s result; a failure if it does not return within ``seconds``."""
+    box: list[T] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            box.append(work())
+        except BaseException as err:  # re-raised in the test's thread
+            errors.append(err)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"blocked for more than {seconds} s"
+    if errors:
+        raise errors[0]
+    return box[0]
+
+
+@pytest.fixture(params=sorted(TRANSPORTS))
+def threads(request: pytest.FixtureRequest) -> bool:
+    if not TRANSPORTS[request.param] and sys.platform == "win32":
+        pytest.skip("pipes cannot be selected on Windows")
+    return TRANSPORTS[request.param]
+
+
+@pytest.fixture
+def start(
+    threads: bool,
+) -> Iterator[Start]:
+    started: list[tuple[subprocess.Popen[bytes], pipes.Transport]] = []
+
+    def launch(script: str) -> tuple[subprocess.Popen[bytes], pipes.Transport]:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", script],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            bufsize=0,
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        transport = pipes.open_transport(proc.stdin, proc.stdout, threads=threads)
+        started.append((proc, transport))
+        return proc, transport
+
+    yield launch
+    for proc, transport in started:
+        proc.kill()
+        proc.wait()
+        transport.shut()
+
+
+def test_the_transport_asked_for_is_the_one_used(threads: bool) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    transport = pipes.open_transport(proc.stdin, proc.stdout, threads=threads)
+    try:
+        assert isinstance(transport, pipes.ThreadPipes if threads else pipes.SelectPipes)
+    finally:
+        proc.kill()
+        proc.wait()
+        transport.shut()
+
+
+def test_many_pipelined_lines_come_back_whole_and_in_order(
+    start: Start,
+) -> None:
+    # 4,000 lines of 100 bytes: far more than either pipe holds, so the echo blocks on its stdout
+    # while requests are still queued; the transport must keep both directions moving.
+    _, transport = start(ECHO)
+    lines = [f"{i:06d}:".encode() + b"y" * 92 + b"\n" for i in range(4000)]
+
+    def exchange() -> list[pipes.Item | None]:
+        transport.send(b"".join(lines))
+        return [transport.take(10.0) for _ in lines]
+
+    assert _within(30.0, exchange) == lines
+
+
+def test_send_never_blocks_on_an_adapter_that_stopped_reading(
+    start: Start,
+) -> None:
+    _, transport = start(DEAF)
+    block = b"z" * 1023 + b"\n"
+
+    def flood() -> int:
+        for _ in range(2048):  # 2 MiB
+            transport.send(block)
+        return 2048
+
+    assert _within(10.0, flood) == 2048
+    assert _within(10.0, lambda: transport.take(0.3)) is None  # the timeout, not a hang
+    assert _within(10.0, lambda: transport.close_input(0.3)) is False  # it could not be written
+
+
+def test_closing_writes_everything_queued_first(
+    start: Start,
+) -> None:
+    _, transport = start(COUNT)
+    data = b"q" * (1 << 20)
+    transport.send(data)
+    assert _within(20.0, lambda: transport.close_input(10.0)) is True
+    assert _within(20.0, lambda: transport.take(10.0)) == f"{len(data)}\n".encode()
+
+
+def test_the_end_of_stdout_stays_visible_after_a_last_unterminated_line(
+    start: Start,
+) -> None:
+    _, transport = start(PARTIAL)
+    taken = _within(10.0, lambda: [transport.take(5.0) for _ in range(4)])
+    assert taken[:2] == [b"one\n", b"two"]
+    assert all(isinstance(item, pipes.Eof) for item in taken[2:])
+
+
+def test_an_over_long_line_ends_reading(
+    start: Start,
+) -> None:
+    _, transport = start(HUGE)
+    taken = _within(30.0, lambda: [transport.take(10.0) for _ in range(2)])
+    assert all(isinstance(item, pipes.TooLong) for item in taken)
+
+
+def test_nothing_is_waited_for_with_a_zero_timeout(
+    start: Start,
+) -> None:
+    _, transport = start(DEAF)
+    assert _within(5.0, lambda: transport.take(0)) is None
+
+
+def test_a_killed_adapter_reads_as_the_end(
+    start: Start,
+) -> None:
+    proc, transport = start(DEAF)
+    proc.kill()
+    proc.wait()
+    transport.send(b"after the end\n")  # a broken pipe is not an error of send
+    assert isinstance(_within(10.0, lambda: transport.take(5.0)), pipes.Eof)
+
+
+def test_the_client_answers_the_same_over_both_transports(threads: bool) -> None:
+    script = (
+        "import sys, json\n"
+        "for line in sys.stdin:\n"
+        "    print(json.dumps({'ok': True, 'n': json.loads(line)['n']}), flush=True)\n"
+    )
+    adapter = AdapterProcess([sys.executable, "-c", script], threads=threads)
+    try:
+        answers = _within(
+            30.0, lambda: list(adapter.exchange_pipelined([{"n": i} for i in range(500)], 10.0))
+        )
+    finally:
+        status = adapter.close()
+    assert [a.value["n"] for a in answers if isinstance(a, Reply)] == list(range(500))
+    assert not any(isinstance(a, ExchangeError) for a in answers)
+    assert status == 0
