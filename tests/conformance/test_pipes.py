@@ -8,10 +8,14 @@ so a transport that blocks fails here instead of stalling the suite.
 
 from __future__ import annotations
 
+import functools
+import os
+import selectors
 import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TypeVar
 
 import pytest
@@ -193,8 +197,134 @@ def test_the_client_answers_the_same_over_both_transports(threads: bool) -> None
         answers = _within(
             30.0, lambda: list(adapter.exchange_pipelined([{"n": i} for i in range(500)], 10.0))
         )
+        assert isinstance(adapter._pipes, pipes.ThreadPipes if threads else pipes.SelectPipes)
     finally:
         status = adapter.close()
     assert [a.value["n"] for a in answers if isinstance(a, Reply)] == list(range(500))
     assert not any(isinstance(a, ExchangeError) for a in answers)
     assert status == 0
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pipes cannot be selected on Windows")
+def test_waiting_for_a_reply_selects_once_and_never_past_the_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A wait with nothing left to write must sleep in one select call bounded by what is left
+    # of the timeout: neither spin on a writable stdin (still watched once its queue is empty)
+    # nor sleep past the deadline.
+    proc = subprocess.Popen(
+        [sys.executable, "-c", DEAF], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    transport = pipes.SelectPipes(proc.stdin, proc.stdout)
+    timeouts: list[float | None] = []
+    select = transport._selector.select
+
+    def counting(timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+        timeouts.append(timeout)
+        return select(timeout)
+
+    monkeypatch.setattr(transport._selector, "select", counting)
+    try:
+        transport.send(b"fits in the pipe at once\n")
+        assert _within(10.0, lambda: transport.take(0.2)) is None
+    finally:
+        proc.kill()
+        proc.wait()
+        transport.shut()
+    assert 1 <= len(timeouts) <= 3, timeouts[:5]
+    assert all(t is not None and 0 <= t <= 0.2 for t in timeouts), timeouts
+
+
+def test_send_starts_writing_at_once(
+    start: Start,
+) -> None:
+    # The adapter must get a request while the caller is busy elsewhere (the explorer generates
+    # its next steps before it reads replies): no take() is needed to move the bytes.
+    proc, transport = start("import sys\nsys.stdin.buffer.readline()\nsys.exit(5)\n")
+    transport.send(b"go\n")
+    assert proc.wait(timeout=30) == 5
+
+
+def test_a_terminated_line_longer_than_the_limit_is_too_long(
+    start: Start,
+) -> None:
+    # The newline may arrive in the very read that takes the line past the limit.
+    _, transport = start(
+        f"import sys, time\nsys.stdout.buffer.write(b'x' * {pipes.MAX_REPLY_BYTES + 1} + b'\\n')\n"
+        "sys.stdout.flush()\ntime.sleep(60)\n"
+    )
+    taken = _within(30.0, lambda: [transport.take(10.0) for _ in range(2)])
+    assert all(isinstance(item, pipes.TooLong) for item in taken)
+
+
+GOODBYE = (  # reads to EOF, then writes more than a pipe holds before exiting 0
+    "import sys\nsys.stdin.buffer.read()\nsys.stdout.write('x' * 300000 + '\\n')\n"
+)
+
+
+@pytest.mark.parametrize("script", [ECHO, GOODBYE], ids=["unread-replies", "goodbye"])
+def test_close_reports_the_exit_status_of_an_adapter_still_writing(
+    threads: bool, script: str
+) -> None:
+    # Replies nobody read (and lines written after EOF) must not keep the adapter blocked on
+    # a full stdout pipe until close() kills it: close() reads them while it waits.
+    adapter = AdapterProcess([sys.executable, "-c", script], threads=threads)
+    adapter.send([{"pad": "p" * 1000, "n": i} for i in range(1000)])  # 1 MB, no reply read
+    assert _within(30.0, adapter.close) == 0
+
+
+def test_close_after_the_adapter_shut_its_stdin_reports_its_exit_status(threads: bool) -> None:
+    # A request that can never be written (the pipe is broken) is not a hang to kill for.
+    script = (
+        "import os, sys\nos.close(0)\n"
+        "sys.stdout.write('{\"closed\": true}\\n')\nsys.stdout.flush()\nos._exit(3)\n"
+    )
+    adapter = AdapterProcess([sys.executable, "-c", script], threads=threads)
+    adapter.send([{"op": "hello"}])  # not exchange(): the line may come before it is sent
+    first = _within(30.0, lambda: adapter.receive(10.0))
+    assert isinstance(first, Reply) and first.value == {"closed": True}
+    adapter.send([{"op": "after the pipe broke"}])
+    assert _within(30.0, adapter.close) == 3
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc/self/fd")
+def test_a_finished_adapter_holds_no_file_descriptor(threads: bool) -> None:
+    # Counted while every AdapterProcess is still referenced: the garbage collector must not
+    # be what closes the pipes, the selector or the process's streams.
+    crash = "import sys\nsys.stdin.readline()\nsys.exit(3)\n"
+    kept: list[AdapterProcess] = []
+    before = len(os.listdir("/proc/self/fd"))
+    for end in ("close", "kill", "crash"):
+        for _ in range(5):
+            adapter = AdapterProcess(
+                [sys.executable, "-c", crash if end == "crash" else ECHO], threads=threads
+            )
+            kept.append(adapter)
+            answer = _within(30.0, functools.partial(adapter.exchange, {"n": 1}, 10.0))
+            assert isinstance(answer, ExchangeError if end == "crash" else Reply)
+            _within(30.0, adapter.close if end == "close" else adapter.kill)
+    assert len(os.listdir("/proc/self/fd")) <= before
+
+
+def _split(chunks: list[bytes]) -> list[object]:
+    lines = pipes._LineSplitter()
+    return [
+        item if isinstance(item, bytes) else type(item).__name__
+        for chunk in chunks
+        for item in lines.feed(chunk)
+    ]
+
+
+def test_the_splitter_joins_lines_across_reads_and_enforces_the_limit_exactly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(pipes, "MAX_REPLY_BYTES", 10)
+    ten = b"0123456789"
+    assert _split([b"ab", b"c\nde", b"f\ng", b"", b"more"]) == [b"abc\n", b"def\n", b"g", "Eof"]
+    assert _split([ten[:4], ten[4:], b"\n", b""]) == [ten + b"\n", "Eof"]  # at the limit: a line
+    # one byte past it: too long, wherever the newline is and however the bytes were read
+    assert _split([b"ok\n" + ten + b"x\nlater\n"]) == [b"ok\n", "TooLong"]
+    assert _split([ten[:6], ten[6:] + b"x\nlater\n"]) == ["TooLong"]
+    assert _split([ten[:6], ten[6:] + b"x", b"\n"]) == ["TooLong"]
+    assert _split([b"a\n" * 8 + b"b", b"\n"]) == [b"a\n"] * 8 + [b"b\n"]  # a big read of lines

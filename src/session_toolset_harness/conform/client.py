@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import subprocess
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Final
@@ -225,16 +226,31 @@ class AdapterProcess:
 
     def close(self) -> int | None:
         """Close stdin (the protocol's EOF) and return the exit status, killing on a hang
-        (also when the adapter stopped reading before the last request was written)."""
+        (also when the adapter stopped reading before the last request was written); what it
+        still writes to stdout meanwhile is read and dropped."""
         if not self._close_stdin(EXIT_GRACE_SECONDS):
             self.kill()
             return None
-        status = self._wait(EXIT_GRACE_SECONDS)
+        status = self._wait_reading(EXIT_GRACE_SECONDS)
         if status is None:
             self.kill()
             return None
         self._close_pipes()
         self._dead = True
+        return status
+
+    def _wait_reading(self, timeout: float) -> int | None:
+        """The exit status within ``timeout`` seconds, reading (and dropping) what the adapter
+        still writes to stdout meanwhile: replies nobody read, lines written after EOF.  An
+        adapter blocked on a full stdout pipe never exits, and only a read frees it (the
+        select transport reads only when asked; the threads one reads anyway)."""
+        deadline = time.monotonic() + timeout
+        while (status := self._proc.poll()) is None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            if isinstance(self._pipes.take(min(left, 0.05)), Eof | TooLong):
+                return self._wait(max(deadline - time.monotonic(), 0.0))  # stdout is done
         return status
 
     def _close_pipes(self) -> None:
