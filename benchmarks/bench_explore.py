@@ -1,6 +1,7 @@
 """Steps per second of ``session-toolset explore``, in one run: in-process, against the reference
 adapter as a subprocess, against a minimal fast adapter (a replay of the same run, from a separate
-process), pipelined and not, ``--jobs 1`` and ``--jobs 2``; with ``--baseline REV`` the same
+process), pipelined and not, ``--jobs 1`` and ``--jobs 2``, the client's thread transport
+beside its select transport, the reference adapter's own CPU; with ``--baseline REV`` the same
 figures for another revision of the tree (``git archive REV``), measured in the same run, and
 their ratios.  Prints figures and asserts nothing.
 
@@ -162,6 +163,13 @@ def main() -> None:
             "--no-pipeline",
             both=False,
         )
+        row(
+            "reference adapter subprocess, thread transport",
+            "--adapter",
+            REFERENCE,
+            "--threads",
+            both=False,
+        )
         row("fast replay adapter, pipelined", replay=True)
         row("fast replay adapter, not pipelined", "--no-pipeline", both=False, replay=True)
         jobs = jobs_figures("--adapter", REFERENCE)
@@ -179,6 +187,15 @@ def main() -> None:
                 else f"{name:<48} {'':>8} {n or 0:>8,.0f}"
             )
         print()
+    adapter = next(now for name, _, now in rows if name.endswith("adapter subprocess, pipelined"))
+    if adapter and adapter.get("adapter_cpu") and adapter.get("cpu"):
+        # Against an adapter, each job is two busy processes: two jobs on two cores can run at
+        # most 2 / (1 + adapter share) times one job, whatever the explorer does.
+        share = float(adapter["adapter_cpu"]) / float(adapter["cpu"])
+        print(
+            f"reference adapter CPU per explorer CPU-s: {share:.0%} (start-up included); "
+            f"bound on --jobs 2 / --jobs 1 against it on 2 cores: {2 / (1 + share):.2f}x"
+        )
     for label, figures in (("reference adapter", jobs), ("in-process", jobs_in)):
         one, two = rate(figures[1]), rate(figures[2])
         print(

@@ -4,10 +4,13 @@ It only uses what the explorer has always had (``explore()``, ``InProcessSut``, 
 so the same file times today's tree and an older one (``PYTHONPATH`` pointing at its sources):
 
     python benchmarks/explore_probe.py --examples N --steps N --seed S
-        [--adapter CMD] [--no-pipeline] [--window N] [--jobs N] [--record FILE]
+        [--adapter CMD] [--no-pipeline] [--window N] [--jobs N] [--record FILE] [--threads]
 
 ``--record FILE`` (in-process only) writes every request line and its reply line, for the replay
 adapter (``replay_adapter.py``) to answer the same run from a separate process in microseconds.
+``--threads`` (with ``--adapter``, trees that have ``conform/pipes.py``) moves the adapter's bytes
+in the client's thread transport instead of the select transport.  The printed ``adapter_cpu``
+is the CPU seconds of this process's children (the adapter, start-up included) during the run.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import resource
 import shlex
 import time
 from typing import Any
@@ -30,6 +34,7 @@ def main() -> None:
     parser.add_argument("--window", type=int)
     parser.add_argument("--jobs", type=int, default=0, help="0: explore() itself; N: run_plan")
     parser.add_argument("--record")
+    parser.add_argument("--threads", action="store_true")
     args = parser.parse_args()
 
     from session_toolset_harness.explore import run, sut
@@ -72,9 +77,15 @@ def main() -> None:
             return reply
 
         sut.handle_line = recording  # type: ignore[attr-defined]
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
     target: Any = (
         sut.InProcessSut() if args.adapter is None else sut.AdapterSut(shlex.split(args.adapter))
     )
+    if args.threads:
+        from session_toolset_harness.conform.client import AdapterProcess
+
+        target.process.close()
+        target.process = AdapterProcess(target.argv, threads=True)
     options: dict[str, Any] = {}
     accepted = inspect.signature(run.explore).parameters
     if "pipeline" in accepted:
@@ -92,6 +103,8 @@ def main() -> None:
     )
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     target.close()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    adapter_cpu = (after.ru_utime + after.ru_stime) - (children.ru_utime + children.ru_stime)
     if args.record:
         with open(args.record, "w", encoding="utf-8") as out:
             for request, reply in lines:
@@ -102,6 +115,7 @@ def main() -> None:
                 "steps": result.steps,
                 "seconds": seconds,
                 "cpu": cpu,  # this process only (an adapter's CPU not included)
+                "adapter_cpu": adapter_cpu,
                 "failure": None if result.failure is None else result.failure.reason,
                 "error": result.error,
                 "module": run.__file__,
