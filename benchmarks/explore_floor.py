@@ -13,16 +13,20 @@ Three timings, in one process, CPU seconds (``time.process_time``), after a warm
    the engine costs a run before any argument is drawn.
 
 From them: the ceiling of any explorer whose steps Hypothesis drives (checks + engine, with
-argument generation free), and, with ``--today STEPS_PER_S`` (the baseline's in-process figure
-from ``bench_explore.py``'s run), how both compare with twice that figure.
+argument generation free), as a ratio to the run itself (stable across machines and loads), and,
+with ``--today STEPS_PER_S`` (the baseline's in-process figure), how it compares with twice that
+figure.  ``bench_explore.py`` runs this with ``--json`` and sets it beside the baseline tree's
+in-process figure of the same benchmark run, so that ratio is not one of two loads.
 
     python benchmarks/explore_floor.py [--examples 200] [--steps 50] [--seed 0] [--today N]
+                                       [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
+import json
 import time
 from typing import Any
 
@@ -122,6 +126,7 @@ def main() -> None:
     parser.add_argument("--steps", type=_positive, default=50)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--today", type=_rate, help="the baseline's in-process steps/s")
+    parser.add_argument("--json", action="store_true", help="one JSON line of CPU seconds")
     args = parser.parse_args()
 
     record_run(20, args.steps, args.seed + 1)  # warm-up: imports, caches, first-use costs
@@ -131,6 +136,10 @@ def main() -> None:
         raise SystemExit("the replay diverged where the run passed: the figures mean nothing")
     engine = engine_per_rule(args.examples, args.steps, args.seed) * rules
     ceiling = steps / (checks + engine)
+    if args.json:
+        figures = {"steps": steps, "rules": rules, "run": cpu, "checks": checks, "engine": engine}
+        print(json.dumps(figures))
+        return
 
     print(f"{args.examples} x {args.steps}, seed {args.seed}: {steps:,} steps, {rules:,} rules")
 
@@ -142,6 +151,7 @@ def main() -> None:
     row("Hypothesis's engine alone, for its rules", engine, f"({engine / rules * 1e6:.0f} us/rule)")
     row("ceiling with Hypothesis: checks + engine", checks + engine, f"{ceiling:7,.0f} steps/s")
     print(f"generation (rules and arguments) is {1 - checks / cpu:.0%} of the run")
+    print(f"the ceiling is {ceiling / (steps / cpu):.2f}x this run's own steps/s")
     if args.today:
         target = 2 * args.today
         budget = steps / target - checks - engine
