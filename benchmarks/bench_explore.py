@@ -197,7 +197,7 @@ def main() -> None:
                 else f"{name:<48} {'':>8} {n or 0:>8,.0f}"
             )
         print()
-    # The ceiling of an explorer whose steps Hypothesis drives (`explore_floor.py`): this
+    # The ceiling of an explorer in which Hypothesis chooses every rule (`explore_floor.py`): this
     # tree's checks alone plus Hypothesis's engine alone, per CPU-second, beside the baseline's
     # in-process figure of this same run.
     today_rate = rate(rows[0][1], "cpu")

@@ -7,13 +7,16 @@ Three timings, in one process, CPU seconds (``time.process_time``), after a warm
 2. **its checks alone**: the same run's requests, recorded, sent again through fresh machines
    outside Hypothesis: the model's world, the request encoding, the reference implementation,
    the observer, the condition recorder; everything the run does except choosing rules and
-   drawing their arguments.  No generator of any kind can make a run cheaper than this;
+   drawing their arguments.  No generator that sends these requests through these checks can
+   make the run cheaper than this;
 3. **Hypothesis's stateful engine alone**: a machine with one rule that draws one integer and
    does nothing, under explore's settings; its cost per rule times the run's rule count is what
    the engine costs a run before any argument is drawn.
 
-From them: the ceiling of any explorer whose steps Hypothesis drives (checks + engine, with
-argument generation free), as a ratio to the run itself (stable across machines and loads), and,
+From them: the ceiling of an explorer in which Hypothesis chooses every rule, on this walk's
+requests and today's checks (checks + engine, with argument generation free; probably
+optimistic: the one-rule machine runs more rules per example and no initialize rules), as a
+ratio to the run itself (the engine figure is the noisy part), and,
 with ``--today STEPS_PER_S`` (the baseline's in-process figure), how it compares with twice that
 figure.  ``bench_explore.py`` runs this with ``--json`` and sets it beside the baseline tree's
 in-process figure of the same benchmark run, so that ratio is not one of two loads.
