@@ -23,6 +23,7 @@ adapter the select transport runs 1.13x-1.22x the steps/s of the threads
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import io
 import os
@@ -104,20 +105,17 @@ class _Ready:
     """Reply items waiting to be taken; an end item stays at the head once reached."""
 
     def __init__(self) -> None:
-        self.items: list[Item] = []
-        self.head = 0
+        self._items: collections.deque[Item] = collections.deque()
 
     def extend(self, items: list[Item]) -> None:
-        if self.head and self.head == len(self.items):
-            self.items, self.head = [], 0  # every earlier item was taken
-        self.items.extend(items)
+        self._items.extend(items)
 
     def pop(self) -> Item | None:
-        if self.head == len(self.items):
+        if not self._items:
             return None
-        item = self.items[self.head]
+        item = self._items[0]
         if isinstance(item, bytes):
-            self.head += 1
+            self._items.popleft()
         return item
 
 
