@@ -536,6 +536,12 @@ def build_parser() -> argparse.ArgumentParser:
         "(in-process, the default) or its whole stdin/stdout loop in a thread (serve)",
     )
     parser.add_argument(
+        "--stateful-engine",
+        choices=("hypothesis", "prng"),
+        default="hypothesis",
+        help="what draws the stateful suite's examples (explore --engine; default hypothesis)",
+    )
+    parser.add_argument(
         "--sample-non-equivalent",
         action="store_true",
         help="draw --sample from the mutants not listed in equivalent.json",
@@ -604,6 +610,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.stateful_profile:
         env["MUTATION_STATEFUL_PROFILE"] = args.stateful_profile
     env["MUTATION_STATEFUL_DRIVER"] = args.stateful_driver
+    env["MUTATION_STATEFUL_ENGINE"] = args.stateful_engine
     timings: dict[str, float] = {}
     names: list[str] = []
     survivors_only = bool(args.stateful_on_corpus_survivors)
@@ -703,6 +710,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "stateful": {k: getattr(args, f"stateful_{k}") for k in STATEFUL_DEFAULTS},
         "stateful_profile": args.stateful_profile,
         "stateful_driver": args.stateful_driver,
+        "stateful_engine": args.stateful_engine,
         "sample_seed": args.sample_seed if names else None,
         "sample_non_equivalent": bool(args.sample_non_equivalent) if names else None,
         "stateful_on_corpus_survivors_only": survivors_only,

@@ -23,6 +23,7 @@ from ..conform import shard
 from ..conform.client import AdapterStartError
 from . import condition_gate, coverage, report
 from .parallel import Plan, PlanResult, run_plan
+from .prng_engine import ENGINES
 from .run import PROFILES
 from .storage import use_cache_directory
 from .sut import AdapterSut, SutFailure
@@ -116,6 +117,14 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="one round trip per request (default: a step's requests are sent together)",
     )
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="hypothesis",
+        help="what draws the examples: Hypothesis's engine (default), or the same rules and "
+        "strategies over a seeded PRNG (prng: faster; a divergence is shrunk by request "
+        "removal and value simplification only)",
+    )
     parser.add_argument("--quiet", action="store_true", help="omit the coverage table")
     return parser
 
@@ -147,6 +156,7 @@ def _report(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name: str
     result = outcome.result
     status = EXIT_OK
     jobs = f"; {plan.jobs} jobs" if plan.jobs > 1 else ""
+    jobs += "; engine prng" if plan.engine == "prng" else ""
     part = f"; shard {plan.shard[0]}/{plan.shard[1]}" if plan.shard[1] > 1 else ""
     cpu_rate = result.steps / result.cpu_seconds if result.cpu_seconds else 0.0
     print(
@@ -281,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         shrink=not args.no_shrink,
         pipeline=not args.no_pipeline,
         adapter=adapter,
+        engine=args.engine,
     )
     if plan.total_streams > plan.examples:
         print(

@@ -52,6 +52,8 @@ class Plan:
     pipeline: bool = True
     adapter: tuple[str, ...] | None = None
     """None: the reference implementation in-process."""
+    engine: str = "hypothesis"
+    """What draws the examples (`prng_engine.ENGINES`)."""
 
     @property
     def total_streams(self) -> int:
@@ -116,6 +118,7 @@ def _one_stream(plan: Plan, stream: int, round_: int, found: Any, suts: list[Sut
             pipeline=plan.pipeline,
             on_divergence=None if found is None else (lambda: found.put(("found", stream))),
             min_hits=plan.min_hits,
+            engine=plan.engine,
         )
     except SutFailure as err:
         return ExploreResult(Counter(), None, 0, 0.0, 0.0, seed, {}, f"the adapter failed: {err}")

@@ -59,6 +59,7 @@ def build(
         "steps_per_example": plan.steps,
         "min_hits": plan.min_hits,
         "pipeline": plan.pipeline,
+        "engine": plan.engine,
         "steps": result.steps,
         "aimed_examples": result.aimed,
         "swept_examples": result.swept,
@@ -226,9 +227,10 @@ def merge(reports: list[tuple[Path, dict[str, Any]]]) -> Merged:
             report["examples"],
             report["steps_per_example"],
             report["shard"][1],
+            report.get("engine", "hypothesis"),  # absent from reports before --engine
         )
         plans.setdefault(key, []).append(int(report["shard"][0]))
-    for (_adapter, seed, jobs, _e, _s, n), shards in sorted(plans.items(), key=str):
+    for (_adapter, seed, jobs, _e, _s, n, _engine), shards in sorted(plans.items(), key=str):
         counts = Counter(shards)
         missing = [k for k in range(1, n + 1) if k not in counts]
         repeated = sorted(k for k, c in counts.items() if c > 1)

@@ -31,7 +31,7 @@ from hypothesis.reporting import with_reporter
 from hypothesis.stateful import run_state_machine_as_test
 from session_toolset_model.conditions import ConditionTable
 
-from . import condition_gate, coverage, pools
+from . import condition_gate, coverage, pools, prng_engine
 from .aim_missing import aim_missing
 from .context import (
     DigestPreflightError,
@@ -42,6 +42,7 @@ from .context import (
 )
 from .edge_sweep import SweepError, sweep
 from .machine import ExploreMachine
+from .prng_engine import ENGINES
 from .reduce import reduce, replay_exchange
 from .spec_constants import fixed_constants
 from .sut import InProcessSut, Sut
@@ -138,8 +139,13 @@ def explore(
     window: int | None = None,
     on_divergence: Callable[[], None] | None = None,
     min_hits: int = 0,
+    engine: str = "hypothesis",
 ) -> ExploreResult:
     """Run the machine against ``sut``; a divergence is returned, never raised.
+
+    ``engine``: ``hypothesis`` (Hypothesis's engine draws and shrinks the examples) or ``prng``
+    (`prng_engine`: the same rules and strategies over a seeded PRNG, several times faster; a
+    divergence is shrunk by `reduce` alone).
 
     ``min_hits``: a coverage minimum (the profile's); with one, the edge sweep follows the
     random examples (`edge_sweep`), then, when the minimum is still unmet, aimed examples
@@ -182,14 +188,23 @@ def explore(
         return None
 
     two_runs = shrink and window > 1
-    database = InMemoryExampleDatabase() if two_runs else None
-    generate = [Phase.generate, Phase.target, *([Phase.shrink] if shrink and not two_runs else [])]
-    error = run(generate, database)
-    if two_runs and ctx.failure is not None and error is None:
-        ctx.window = 1
-        error = run([Phase.reuse, Phase.shrink], database)
-        if ctx.failure is None and error is None:  # the replay of its example passed
-            error = f"{Flaky.__name__}: the replay of the failing example passed"
+    if engine == "prng":
+        error = _run_prng(ctx, factory, examples, steps, seed_value, replay=two_runs)
+    elif engine == "hypothesis":
+        database = InMemoryExampleDatabase() if two_runs else None
+        generate = [
+            Phase.generate,
+            Phase.target,
+            *([Phase.shrink] if shrink and not two_runs else []),
+        ]
+        error = run(generate, database)
+        if two_runs and ctx.failure is not None and error is None:
+            ctx.window = 1
+            error = run([Phase.reuse, Phase.shrink], database)
+            if ctx.failure is None and error is None:  # the replay of its example passed
+                error = f"{Flaky.__name__}: the replay of the failing example passed"
+    else:
+        raise ValueError(f"engine {engine!r}: expected one of {', '.join(ENGINES)}")
     aimed = swept = 0
     if min_hits and ctx.first_failure is None and error is None:
         try:  # an exception of an in-process implementation is an error, as in the examples
@@ -222,6 +237,44 @@ def explore(
     )
 
 
+def _run_prng(
+    ctx: RunContext,
+    factory: Callable[[], ExploreMachine],
+    examples: int,
+    steps: int,
+    seed_value: int,
+    *,
+    replay: bool,
+) -> str | None:
+    """The examples under `prng_engine`; with ``replay``, the failing example once more with a
+    window of one step (so the divergence surfaces at its own step), as the Hypothesis engine
+    replays it from its in-memory database."""
+    with fixed_constants():
+        try:
+            failed = prng_engine.run_examples(
+                factory,
+                examples=examples,
+                steps=steps,
+                seed_value=seed_value,
+                stop_on=DivergenceError,
+            )
+            if replay and failed is not None:
+                ctx.window = 1
+                again = prng_engine.run_examples(
+                    factory,
+                    examples=examples,
+                    steps=steps,
+                    seed_value=seed_value,
+                    stop_on=DivergenceError,
+                    only=failed,
+                )
+                if again is None:
+                    return f"{Flaky.__name__}: the replay of the failing example passed"
+        except Exception as err:
+            return f"{type(err).__name__}: {err}"
+    return None
+
+
 def _flaky(error: str | None) -> bool:
     return error is not None and error.startswith(FLAKY_ERRORS)
 
@@ -231,7 +284,7 @@ def _as_flaky(sut: Sut, first: Divergence, error: str | None) -> Divergence:
     again = replay_exchange(sut, first.exchange)
     kind = (error or "").partition(":")[0]
     again = "no divergence" if again is None else again
-    note = f"Hypothesis replayed the example: no divergence ({kind}); the exact exchange sent "
+    note = f"the example was replayed: no divergence ({kind}); the exact exchange sent "
     note += f"once more: {again}"
     return dataclasses.replace(first, flaky=note, literal=True)
 
@@ -262,6 +315,7 @@ def explore_rounds(
     rounds: int = 1,
     min_hits: int = 0,
     shrink: bool = True,
+    engine: str = "hypothesis",
 ) -> ExploreResult:
     """Run seeds ``seed_value``, ``seed_value + 1``, ... until the coverage minimum is met, a
     divergence or error appears, or ``rounds`` seeds ran; coverage and steps accumulate.
@@ -279,6 +333,7 @@ def explore_rounds(
             seed_value=seed_value + offset,
             shrink=shrink,
             min_hits=min_hits,
+            engine=engine,
         )
         if total is None:
             total = result

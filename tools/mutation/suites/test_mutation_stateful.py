@@ -14,6 +14,7 @@ mutant.  ``MUTATION_STATEFUL_DRIVER=serve`` drives the adapter's whole stdin/std
 exercises) instead of calling ``handle_line`` directly (``in-process``, the default); then
 `serve` must also exit 0 at EOF, and the adapter runs with SPEC.md's carry-forward variable set
 to ``0`` (no PROTOCOL.md reply may depend on the adapter's environment).
+``MUTATION_STATEFUL_ENGINE`` (``hypothesis``, the default, or ``prng``) is ``explore --engine``.
 Shrinking is off: a kill needs one divergence, not the minimal one.
 """
 
@@ -30,6 +31,7 @@ STEPS = int(os.environ.get("MUTATION_STATEFUL_STEPS", "20"))
 SEED = int(os.environ.get("MUTATION_STATEFUL_SEED", "0"))
 PROFILE = os.environ.get("MUTATION_STATEFUL_PROFILE", "")
 DRIVER = os.environ.get("MUTATION_STATEFUL_DRIVER", "in-process")
+ENGINE = os.environ.get("MUTATION_STATEFUL_ENGINE", "hypothesis")
 
 
 def test_stateful_machine() -> None:
@@ -55,8 +57,11 @@ def run(sut: Sut) -> None:
             rounds=profile.rounds,
             min_hits=profile.min_hits,
             shrink=False,
+            engine=ENGINE,
         )
     else:
-        result = explore(sut, examples=EXAMPLES, steps=STEPS, seed_value=SEED, shrink=False)
+        result = explore(
+            sut, examples=EXAMPLES, steps=STEPS, seed_value=SEED, shrink=False, engine=ENGINE
+        )
     assert result.error is None, result.error
     assert result.failure is None, result.failure
