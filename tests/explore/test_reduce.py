@@ -9,8 +9,10 @@ import pytest
 from miniatures import mini_rebuild_ignores_trust
 from session_toolset_model.world import World
 
+from session_toolset_harness.conform.jsonio import RawLine
+from session_toolset_harness.explore.context import Divergence, StepRecord
 from session_toolset_harness.explore.protocol_rules import op_name
-from session_toolset_harness.explore.reduce import replay
+from session_toolset_harness.explore.reduce import _drop, _exact_grants, replay
 from session_toolset_harness.explore.run import explore
 from session_toolset_harness.explore.shrink_values import (
     _candidates,
@@ -130,3 +132,34 @@ def test_a_raw_line_step_is_written_as_send_line_or_send_hex() -> None:
         "expect": records[1].expected,
     }
     assert replay(InProcessSut(), [r.request for r in records]) is None  # the reference agrees
+
+
+def test_removing_an_exact_grant_rewrites_no_other_request() -> None:
+    """Chunk removal re-derives the generation of the exact grants left (`_regranted`); a grant
+    removed with its chunk must leave the set, not shift onto the request that took its index
+    (a raw line there was a TypeError; a dict got a ``generation`` field it never had)."""
+    insert: dict[str, Any] = {
+        "op": "catalog_insert",
+        "source": {"kind": "builtin", "name": "read"},
+        "provenance": {"kind": "builtin_runtime"},
+        "schema": {},
+    }
+    raw = RawLine(b'{"op":"catalog_state"}\n')
+    grant = {"op": "forge_grant", "name": "g1", "session": "s", "tool": "builtin:read"}
+    grant |= {"generation": 1, "digest": World().handle({"op": "digest", "schema": {}})["digest"]}
+    last = {"op": "catalog_state"}
+    requests: list[Any] = [insert, raw, grant, last]
+    assert World().handle(insert)["ok"] is True
+    assert _exact_grants(requests) == {2}  # issued at the generation of its moment
+    tried: list[list[Any]] = []
+
+    def still(candidate: list[Any]) -> Divergence | None:
+        tried.append(candidate)
+        return None  # nothing diverges: every removal is tried once
+
+    best = Divergence(tuple(StepRecord(r, {}, {}) for r in requests), (), "stand-in")
+    assert _drop(best, still, lambda: True) is best
+    assert [insert, raw, last] in tried  # the grant's own removal was tried, unchanged
+    for candidate in tried:
+        for request in candidate:
+            assert request in requests or (request["op"] == "forge_grant")

@@ -166,7 +166,13 @@ def _drop(
             if len(candidate) == 0 or index + chunk > len(requests) - 1:
                 index += chunk
                 continue
-            exact = {i if i < index else i - chunk for i in _exact_grants(requests)}
+            # The exact grants left, at their places in the candidate (one removed with the
+            # chunk is gone: shifting it would rewrite whichever request took its index).
+            exact = {
+                i if i < index else i - chunk
+                for i in _exact_grants(requests)
+                if not index <= i < index + chunk
+            }
             found = still(_regranted(candidate, exact))
             if found is not None:
                 best, requests, changed = found, [r.request for r in found.steps], True
