@@ -108,7 +108,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # A dependency missing from the environment (pip install --no-deps, a half-removed
         # venv): every command's imports are declared in pyproject.toml, so this is a broken
         # installation, not a bug to show as a traceback.
-        missing = err.name or str(err)
+        # The top-level package is what an installation lacks (``hypothesis``, not the
+        # ``hypothesis.control`` a ``from`` import happened to ask for first).
+        missing = err.name.partition(".")[0] if err.name else str(err)
         print(
             f"session-toolset {args[0]}: needs the Python module {missing!r}, which is not "
             "installed; reinstall with 'pip install session-toolset'",

@@ -145,7 +145,8 @@ def test_removing_an_exact_grant_rewrites_no_other_request() -> None:
         "schema": {},
     }
     raw = RawLine(b'{"op":"catalog_state"}\n')
-    grant = {"op": "forge_grant", "name": "g1", "session": "s", "tool": "builtin:read"}
+    grant: dict[str, Any] = {"op": "forge_grant", "name": "g1", "session": "s"}
+    grant["tool"] = "builtin:read"
     grant |= {"generation": 1, "digest": World().handle({"op": "digest", "schema": {}})["digest"]}
     last = {"op": "catalog_state"}
     requests: list[Any] = [insert, raw, grant, last]

@@ -1,6 +1,7 @@
 """How many rounds ``session-toolset explore --profile ci --seed S`` needs, seed by seed.
 
     python tools/explore_strength/rounds.py [--seeds 10] [--first 0] [--jobs 1] [--random-only]
+                                            [--engine hypothesis|prng]
 
 For each seed it runs that command (the real console script, in a child process, so what is
 measured is exactly what a user runs), reads its ``--json`` report and prints the rounds it ran
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from session_toolset_harness.explore import condition_gate, coverage
+from session_toolset_harness.explore.prng_engine import DEFAULT_ENGINE, ENGINES
 from session_toolset_harness.explore.report import conditions_from_json
 from session_toolset_harness.explore.run import PROFILES
 
@@ -30,9 +32,10 @@ COMMAND = str(Path(sys.executable).parent / "session-toolset")
 CI = PROFILES["ci"]
 
 
-def run(seed: int, random_only: bool, folder: Path) -> dict[str, Any]:
+def run(seed: int, random_only: bool, folder: Path, engine: str) -> dict[str, Any]:
     report = folder / f"seed-{seed}.json"
     argv = [COMMAND, "explore", "--seed", str(seed), "--quiet", "--json", str(report)]
+    argv += ["--engine", engine]
     argv += ["--out", str(folder / f"failure-{seed}.json")]
     argv += (
         ["--examples", str(CI.examples), "--steps", str(CI.steps)]
@@ -58,11 +61,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=1, help="seeds run at once")
     parser.add_argument("--random-only", action="store_true")
+    parser.add_argument("--engine", choices=ENGINES, default=DEFAULT_ENGINE)
     args = parser.parse_args(argv)
     started = time.perf_counter()
     seeds = list(range(args.first, args.first + args.seeds))
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.jobs) as pool:
-        reports = list(pool.map(lambda s: run(s, args.random_only, Path(tmp)), seeds))
+        reports = list(pool.map(lambda s: run(s, args.random_only, Path(tmp), args.engine), seeds))
     more = 0
     for seed, found in zip(seeds, reports, strict=True):
         head = f"seed {seed}: {found['steps']} steps, {found['cpu_seconds']:.1f} s CPU"

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import condition_gate, coverage
+from .prng_engine import DEFAULT_ENGINE
 from .run import ExploreResult, explore
 from .sut import AdapterSut, InProcessSut, Sut, SutFailure
 
@@ -52,7 +53,7 @@ class Plan:
     pipeline: bool = True
     adapter: tuple[str, ...] | None = None
     """None: the reference implementation in-process."""
-    engine: str = "hypothesis"
+    engine: str = DEFAULT_ENGINE
     """What draws the examples (`prng_engine.ENGINES`)."""
 
     @property

@@ -42,7 +42,7 @@ from .context import (
 )
 from .edge_sweep import SweepError, sweep
 from .machine import ExploreMachine
-from .prng_engine import ENGINES
+from .prng_engine import DEFAULT_ENGINE, ENGINES
 from .reduce import reduce, replay_exchange
 from .spec_constants import fixed_constants
 from .sut import InProcessSut, Sut
@@ -139,13 +139,13 @@ def explore(
     window: int | None = None,
     on_divergence: Callable[[], None] | None = None,
     min_hits: int = 0,
-    engine: str = "hypothesis",
+    engine: str = DEFAULT_ENGINE,
 ) -> ExploreResult:
     """Run the machine against ``sut``; a divergence is returned, never raised.
 
-    ``engine``: ``hypothesis`` (Hypothesis's engine draws and shrinks the examples) or ``prng``
-    (`prng_engine`: the same rules and strategies over a seeded PRNG, several times faster; a
-    divergence is shrunk by `reduce` alone).
+    ``engine``: ``prng`` (`prng_engine`, the default: the machine's rules and strategies over a
+    seeded PRNG; a divergence is shrunk by `reduce` alone) or ``hypothesis`` (Hypothesis's
+    engine draws the examples and shrinks a divergence's rules first).
 
     ``min_hits``: a coverage minimum (the profile's); with one, the edge sweep follows the
     random examples (`edge_sweep`), then, when the minimum is still unmet, aimed examples
@@ -315,7 +315,7 @@ def explore_rounds(
     rounds: int = 1,
     min_hits: int = 0,
     shrink: bool = True,
-    engine: str = "hypothesis",
+    engine: str = DEFAULT_ENGINE,
 ) -> ExploreResult:
     """Run seeds ``seed_value``, ``seed_value + 1``, ... until the coverage minimum is met, a
     divergence or error appears, or ``rounds`` seeds ran; coverage and steps accumulate.

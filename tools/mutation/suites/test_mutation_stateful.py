@@ -14,7 +14,7 @@ mutant.  ``MUTATION_STATEFUL_DRIVER=serve`` drives the adapter's whole stdin/std
 exercises) instead of calling ``handle_line`` directly (``in-process``, the default); then
 `serve` must also exit 0 at EOF, and the adapter runs with SPEC.md's carry-forward variable set
 to ``0`` (no PROTOCOL.md reply may depend on the adapter's environment).
-``MUTATION_STATEFUL_ENGINE`` (``hypothesis``, the default, or ``prng``) is ``explore --engine``.
+``MUTATION_STATEFUL_ENGINE`` (``prng``, the default, or ``hypothesis``) is ``explore --engine``.
 Shrinking is off: a kill needs one divergence, not the minimal one.
 """
 
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 
+from session_toolset_harness.explore.prng_engine import DEFAULT_ENGINE
 from session_toolset_harness.explore.run import PROFILES, explore, explore_rounds
 from session_toolset_harness.explore.serve_sut import ServeSut
 from session_toolset_harness.explore.sut import InProcessSut, Sut
@@ -31,7 +32,7 @@ STEPS = int(os.environ.get("MUTATION_STATEFUL_STEPS", "20"))
 SEED = int(os.environ.get("MUTATION_STATEFUL_SEED", "0"))
 PROFILE = os.environ.get("MUTATION_STATEFUL_PROFILE", "")
 DRIVER = os.environ.get("MUTATION_STATEFUL_DRIVER", "in-process")
-ENGINE = os.environ.get("MUTATION_STATEFUL_ENGINE", "hypothesis")
+ENGINE = os.environ.get("MUTATION_STATEFUL_ENGINE", DEFAULT_ENGINE)
 
 
 def test_stateful_machine() -> None:
