@@ -2,9 +2,10 @@
 adapter as a subprocess, against a minimal fast adapter (a replay of the same run, from a separate
 process), pipelined and not, ``--jobs 1`` and ``--jobs 2``, the client's thread transport
 beside its select transport, the reference adapter's own CPU, and the ceiling of a
-Hypothesis-driven explorer (``explore_floor.py``); with ``--baseline REV`` the same
-figures for another revision of the tree (``git archive REV``), measured in the same run, and
-their ratios.  Prints figures and asserts nothing.
+Hypothesis-driven explorer (``explore_floor.py``), and this tree under ``--engine prng``
+(in-process, against the reference adapter, against its own replay, ``--jobs``); with
+``--baseline REV`` the same figures for another revision of the tree (``git archive REV``),
+measured in the same run, and their ratios.  Prints figures and asserts nothing.
 
     python benchmarks/bench_explore.py [--baseline REV] [--examples N] [--steps N]
                                        [--jobs-examples N] [--seed S] [--quick] [--repeat N]
@@ -36,6 +37,9 @@ PROBE = HERE / "explore_probe.py"
 REPLAY = HERE / "replay_adapter.py"
 FLOOR = HERE / "explore_floor.py"
 REFERENCE = f"{sys.executable} -m session_toolset.adapter"
+PRNG = ("--engine", "prng")
+"""This tree's default engine (`explore --engine prng`); the baseline has Hypothesis's only."""
+HYPOTHESIS = ("--engine", "hypothesis")
 
 
 def extract(rev: str, into: Path) -> Path:
@@ -52,6 +56,10 @@ def extract(rev: str, into: Path) -> Path:
 
 
 def probe(tree: Path | None, *args: str) -> dict[str, Any]:
+    """One exploration of ``tree`` (None: this tree, under ``--engine hypothesis`` unless
+    ``args`` name an engine: the baseline's engine, so "today" and "now" walk the same way)."""
+    if tree is None and "--engine" not in args:
+        args = (*args, *HYPOTHESIS)
     env = dict(os.environ)
     if tree is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(tree / "src"), str(tree / "model")])
@@ -126,20 +134,30 @@ def main() -> None:
         for label, tree in trees.items():
             recordings[label] = Path(scratch) / f"{label}.rec"
             probe(tree, *budget, "--record", str(recordings[label]))
+        # The prng engine walks otherwise: its replay adapter answers its own recorded run.
+        recordings["prng"] = Path(scratch) / "prng.rec"
+        probe(None, *budget, *PRNG, "--record", str(recordings["prng"]))
         rows: list[tuple[str, dict[str, Any] | None, dict[str, Any] | None]] = []
 
-        def row(name: str, *extra: str, both: bool = True, replay: bool = False) -> None:
-            runs: dict[str, list[dict[str, Any]]] = {label: [] for label in trees}
+        def row(
+            name: str, *extra: str, both: bool = True, replay: bool = False, prng: bool = False
+        ) -> None:
+            """One row per tree's figure; with ``prng``, a second row: this tree under
+            ``--engine prng`` beside the same baseline figure (measured interleaved with it)."""
+            labels = [*trees, *(["prng"] if prng else [])]
+            runs: dict[str, list[dict[str, Any]]] = {label: [] for label in labels}
             for _ in range(repeat):  # interleaved, so a burst of load hits both trees alike
-                for label, tree in trees.items():
+                for label in labels:
                     if label == "today" and not both:
                         continue
-                    options = list(extra)
+                    options = list(extra) + (list(PRNG) if label == "prng" else [])
                     if replay:
                         options += ["--adapter", f"{sys.executable} {REPLAY} {recordings[label]}"]
-                    runs[label].append(probe(tree, *budget, *options))
+                    runs[label].append(probe(trees.get(label), *budget, *options))
             figures = {label: best(r) if r else None for label, r in runs.items()}
             rows.append((name, figures.get("today"), figures["now"]))
+            if prng:
+                rows.append((f"{name}, prng engine", figures.get("today"), figures["prng"]))
 
         def jobs_figures(*extra: str) -> dict[int, dict[str, Any]]:
             runs: dict[int, list[dict[str, Any]]] = {1: [], 2: []}
@@ -148,8 +166,8 @@ def main() -> None:
                     runs[n].append(probe(None, *jobs_budget, "--jobs", str(n), *extra))
             return {n: best(r) for n, r in runs.items()}
 
-        row("in-process (reference)")
-        row("reference adapter subprocess, pipelined", "--adapter", REFERENCE)
+        row("in-process (reference)", prng=True)
+        row("reference adapter subprocess, pipelined", "--adapter", REFERENCE, prng=True)
         row(
             "reference adapter subprocess, step batches",
             "--adapter",
@@ -172,10 +190,12 @@ def main() -> None:
             "--threads",
             both=False,
         )
-        row("fast replay adapter, pipelined", replay=True)
+        row("fast replay adapter, pipelined", replay=True, prng=True)
         row("fast replay adapter, not pipelined", "--no-pipeline", both=False, replay=True)
         jobs = jobs_figures("--adapter", REFERENCE)
         jobs_in = jobs_figures()
+        jobs_prng = jobs_figures("--adapter", REFERENCE, *PRNG)
+        jobs_in_prng = jobs_figures(*PRNG)
         floor = json.loads(
             subprocess.run(
                 [sys.executable, str(FLOOR), *budget, "--json"],
@@ -186,15 +206,18 @@ def main() -> None:
         )
     print(f"load average after:  {load()}")
     print()
+    print("'now' is this tree under --engine hypothesis (the baseline's engine, the same walk);")
+    print("a 'prng engine' row is this tree's default engine beside the same baseline figure.")
+    print()
     for title, key in (("steps/s (wall)", "seconds"), ("steps per CPU-s (explorer)", "cpu")):
-        print(f"{title:<48} {'today':>8} {'now':>8} {'ratio':>7}")
+        print(f"{title:<54} {'today':>8} {'now':>8} {'ratio':>7}")
         for name, today, now in rows:
             t, n = rate(today, key), rate(now, key)
             ratio = f"{n / t:6.2f}x" if t and n else ""
             print(
-                f"{name:<48} {t or 0:>8,.0f} {n or 0:>8,.0f} {ratio:>7}"
+                f"{name:<54} {t or 0:>8,.0f} {n or 0:>8,.0f} {ratio:>7}"
                 if t
-                else f"{name:<48} {'':>8} {n or 0:>8,.0f}"
+                else f"{name:<54} {'':>8} {n or 0:>8,.0f}"
             )
         print()
     # The ceiling of an explorer in which Hypothesis chooses every rule (`explore_floor.py`): this
@@ -227,20 +250,26 @@ def main() -> None:
             f"reference adapter CPU per explorer CPU-s: {share:.0%} (start-up included); "
             f"bound on --jobs 2 / --jobs 1 against it on 2 cores: {2 / (1 + share):.2f}x"
         )
-    for label, figures in (("reference adapter", jobs), ("in-process", jobs_in)):
+    every_jobs = (
+        ("reference adapter", jobs),
+        ("in-process", jobs_in),
+        ("reference adapter, prng engine", jobs_prng),
+        ("in-process, prng engine", jobs_in_prng),
+    )
+    for label, figures in every_jobs:
         one, two = rate(figures[1]), rate(figures[2])
         print(
-            f"--jobs 1 / --jobs 2, {label:<18} {one or 0:>8,.0f} {two or 0:>8,.0f} steps/s"
+            f"--jobs 1 / --jobs 2, {label:<31} {one or 0:>8,.0f} {two or 0:>8,.0f} steps/s"
             + (f"   ratio {two / one:.2f}x" if one and two else "")
         )
     # Per CPU-second of the explorer processes (the adapters' CPU not included): equal figures
     # for one and two jobs mean nothing serializes; a wall ratio below 2 is then the cores the
     # machine's other load (and each job's adapter process) took.
-    for label, figures in (("reference adapter", jobs), ("in-process", jobs_in)):
+    for label, figures in every_jobs:
         per = {n: rate(figures[n], "cpu") for n in (1, 2)}
         if per[1] and per[2]:
             print(
-                f"explorer steps per CPU-s, {label:<13} {per[1]:>8,.0f} {per[2]:>8,.0f}"
+                f"explorer steps per CPU-s, {label:<30} {per[1]:>8,.0f} {per[2]:>8,.0f}"
                 f"   ratio {per[2] / per[1]:.2f}x"
             )
 

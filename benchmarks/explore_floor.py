@@ -78,7 +78,12 @@ def record_run(
     try:
         started = time.process_time()
         result = run.explore(
-            InProcessSut(), examples=examples, steps=steps, seed_value=seed_value, shrink=False
+            InProcessSut(),
+            examples=examples,
+            steps=steps,
+            seed_value=seed_value,
+            shrink=False,
+            engine="hypothesis",  # what this floor is about (the default engine is prng)
         )
         cpu = time.process_time() - started
     finally:

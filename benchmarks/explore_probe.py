@@ -8,6 +8,7 @@ so the same file times today's tree and an older one (``PYTHONPATH`` pointing at
 
 ``--record FILE`` (in-process only) writes every request line and its reply line, for the replay
 adapter (``replay_adapter.py``) to answer the same run from a separate process in microseconds.
+``--engine E`` is explore's ``--engine`` (trees that have it).
 ``--threads`` (with ``--adapter``, trees that have ``conform/pipes.py``) moves the adapter's bytes
 in the client's thread transport instead of the select transport.  The printed ``adapter_cpu``
 is the CPU seconds of this process's children (the adapter, start-up included) during the run.
@@ -35,6 +36,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=0, help="0: explore() itself; N: run_plan")
     parser.add_argument("--record")
     parser.add_argument("--threads", action="store_true")
+    parser.add_argument("--engine", help="explore's --engine (trees that have it)")
     args = parser.parse_args()
 
     from session_toolset_harness.explore import run, sut
@@ -50,6 +52,7 @@ def main() -> None:
             shrink=False,
             pipeline=not args.no_pipeline,
             adapter=None if args.adapter is None else tuple(shlex.split(args.adapter)),
+            **({} if args.engine is None else {"engine": args.engine}),
         )
         outcome = run_plan(plan)
         result = outcome.result
@@ -92,6 +95,10 @@ def main() -> None:
         options["pipeline"] = not args.no_pipeline
     if args.window is not None and "window" in accepted:
         options["window"] = args.window
+    if args.engine is not None:
+        if "engine" not in accepted:
+            raise SystemExit(f"--engine {args.engine}: this tree's explore() has no engine")
+        options["engine"] = args.engine
     start, cpu_start = time.perf_counter(), time.process_time()
     result = run.explore(
         target,
