@@ -241,15 +241,19 @@ def main() -> None:
             f"argument generation per step for 2x today: {budget_us:+.0f} us"
             f" (it costs {spent:.0f} us now)"
         )
-    adapter = next(now for name, _, now in rows if name.endswith("adapter subprocess, pipelined"))
-    if adapter and adapter.get("adapter_cpu") and adapter.get("cpu"):
-        # Against an adapter, each job is two busy processes: two jobs on two cores can run at
-        # most 2 / (1 + adapter share) times one job, whatever the explorer does.
-        share = float(adapter["adapter_cpu"]) / float(adapter["cpu"])
-        print(
-            f"reference adapter CPU per explorer CPU-s: {share:.0%} (start-up included); "
-            f"bound on --jobs 2 / --jobs 1 against it on 2 cores: {2 / (1 + share):.2f}x"
+    for suffix, label in (("", ""), (", prng engine", ", prng engine")):
+        adapter = next(
+            now for name, _, now in rows if name.endswith("adapter subprocess, pipelined" + suffix)
         )
+        if adapter and adapter.get("adapter_cpu") and adapter.get("cpu"):
+            # Against an adapter, each job is two busy processes: two jobs on two cores can run
+            # at most 2 / (1 + adapter share) times one job, whatever the explorer does.
+            share = float(adapter["adapter_cpu"]) / float(adapter["cpu"])
+            print(
+                f"reference adapter CPU per explorer CPU-s{label}: {share:.0%} (start-up "
+                f"included); bound on --jobs 2 / --jobs 1 against it on 2 cores: "
+                f"{2 / (1 + share):.2f}x"
+            )
     every_jobs = (
         ("reference adapter", jobs),
         ("in-process", jobs_in),

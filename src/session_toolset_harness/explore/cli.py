@@ -66,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
         description="Drive an implementation and the model's oracle side by side with random "
-        "operation sequences (Hypothesis); report the first divergence, shrunk.",
+        "operation sequences; report the first divergence, shrunk.",
         epilog="Exit status: 0 no divergence, 1 divergence or coverage shortfall, 2 usage error.",
     )
     parser.add_argument(

@@ -7,12 +7,14 @@ Profiles (``--profile`` on the CLI, ``SESSION_TOOLSET_PROFILE`` under pytest):
   cores, and every required (operation, outcome) pair must be hit at least once;
 * ``nightly`` — long; every required pair at least 5 times.
 
-Every run is derandomized by an explicit seed (``hypothesis.seed``) and never writes Hypothesis's
-example database (``database=None``), and the constants Hypothesis mixes into its draws are a
-fixed list (`spec_constants`) instead of the literals of whatever local modules the process has
-loaded: so the same seed walks the same way under ``session-toolset explore``, under pytest, from
-an editable or a regular install, and in any working directory (where the command writes
-nothing: `storage`; a bare `explore` call leaves Hypothesis's caches where Hypothesis puts them).
+Every run is derandomized by an explicit seed (under the default ``prng`` engine each example's
+PRNG is seeded from it and the example's index, `prng_engine`; under ``hypothesis`` it is
+``hypothesis.seed``, and Hypothesis's example database is never written), and the constants
+Hypothesis mixes into its draws (either engine draws through its provider) are a fixed list
+(`spec_constants`) instead of the literals of whatever local modules the process has loaded: so the
+same seed walks the same way under ``session-toolset explore``, under pytest, from an editable or a
+regular install, and in any working directory (where the command writes nothing: `storage`; a bare
+`explore` call leaves Hypothesis's caches where Hypothesis puts them).
 """
 
 from __future__ import annotations
