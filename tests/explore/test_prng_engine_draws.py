@@ -219,3 +219,27 @@ def test_an_exception_outside_the_comparison_is_the_run_s_error() -> None:
     result = explore(_Crashing(), examples=20, steps=20, seed_value=0, engine="prng")
     assert result.failure is None
     assert result.error == "RuntimeError: the implementation crashed"
+
+
+class _Interrupted(RuleBasedStateMachine):
+    """A rule interrupted (Ctrl-C) mid-operation, after which the teardown's final check fails,
+    as an implementation's half-done operation no longer matches the model."""
+
+    torn_down = 0
+
+    @rule()
+    def interrupted(self) -> None:
+        raise KeyboardInterrupt
+
+    def teardown(self) -> None:
+        _Interrupted.torn_down += 1
+        raise AssertionError("the final observation differs")
+
+
+def test_an_interrupt_is_not_turned_into_a_divergence_by_the_teardown() -> None:
+    _Interrupted.torn_down = 0
+    with pytest.raises(KeyboardInterrupt):
+        prng_engine.run_examples(
+            _Interrupted, examples=3, steps=5, seed_value=0, stop_on=AssertionError
+        )
+    assert _Interrupted.torn_down == 1  # the teardown still ran, once

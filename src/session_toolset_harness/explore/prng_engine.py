@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any, Final
 
 from hypothesis.control import BuildContext
@@ -248,7 +248,8 @@ def _resolved(machine: RuleBasedStateMachine, value: Any) -> Any:
 def run_example(machine: Any, rng: random.Random, steps: int) -> int:
     """Run ``steps`` rules of ``machine`` (initialize rules first, in an order the PRNG picks),
     then its teardown; the number of rules that ran.  Exceptions of a rule propagate (a
-    divergence is the machine's ``DivergenceError``), after the teardown has run."""
+    divergence is the machine's ``DivergenceError``), after the teardown has run (what the
+    teardown raises then is dropped: the rule's exception is the outcome)."""
     data = PrngData(rng)
     data.hypothesis_runner = machine
     strategy = machine._rules_strategy
@@ -272,8 +273,14 @@ def run_example(machine: Any, rng: random.Random, steps: int) -> int:
             if rule.targets:
                 values = result.values if isinstance(result, MultipleResults) else [result]
                 machine._add_results_to_targets(rule.targets, values)
-    finally:
-        machine.teardown()
+    except BaseException:
+        # What the rule raised is the example's outcome: a teardown that then fails (an
+        # implementation interrupted mid-operation by Ctrl-C no longer matches the model)
+        # must not turn a KeyboardInterrupt or an error into a divergence.
+        with suppress(Exception):
+            machine.teardown()
+        raise
+    machine.teardown()
     return ran
 
 
