@@ -201,11 +201,18 @@ def test_the_cli_takes_the_engine_and_the_report_names_it(
     assert "--engine" in err and "invalid choice" in err and "Traceback" not in err
 
 
-def test_shards_of_two_engines_are_two_plans(tmp_path: Path) -> None:
+def test_shards_of_two_engines_are_two_plans(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     paths = []
     for k, engine in ((1, "hypothesis"), (2, "prng")):
         path = tmp_path / f"shard{k}.json"
         budget = ["--examples", "4", "--steps", "5", "--seed", "9", "--shard", f"{k}/2"]
         assert main([*budget, "--engine", engine, "--json", str(path), "--quiet"]) == 0
         paths.append(str(path))
+    capsys.readouterr()
     assert main(["--merge", *paths, "--quiet"]) == 1  # each plan now lacks its other shard
+    err = capsys.readouterr().err
+    # Which plan lacks which shard, by its engine (else both shards read as missing).
+    assert "engine hypothesis, 2 shards: shard(s) 2/2 missing" in err
+    assert "engine prng, 2 shards: shard(s) 1/2 missing" in err

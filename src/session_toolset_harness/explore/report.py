@@ -230,11 +230,12 @@ def merge(reports: list[tuple[Path, dict[str, Any]]]) -> Merged:
             report.get("engine", "hypothesis"),  # absent from reports before --engine
         )
         plans.setdefault(key, []).append(int(report["shard"][0]))
-    for (_adapter, seed, jobs, _e, _s, n, _engine), shards in sorted(plans.items(), key=str):
+    for (_adapter, seed, jobs, _e, _s, n, engine), shards in sorted(plans.items(), key=str):
         counts = Counter(shards)
         missing = [k for k in range(1, n + 1) if k not in counts]
         repeated = sorted(k for k, c in counts.items() if c > 1)
-        label = f"seed {seed}, --jobs {jobs}, {n} shards"
+        # The engine is named: shards of two engines are two plans, each missing its shards.
+        label = f"seed {seed}, --jobs {jobs}, engine {engine}, {n} shards"
         if missing:
             problems.append(f"{label}: shard(s) {', '.join(f'{k}/{n}' for k in missing)} missing")
         if repeated:
