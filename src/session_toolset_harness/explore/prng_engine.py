@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from typing import Any, Final
 
 from hypothesis.control import BuildContext
-from hypothesis.internal.conjecture.providers import HypothesisProvider
+from hypothesis.internal.conjecture.providers import COLLECTION_DEFAULT_MAX_SIZE, HypothesisProvider
 from hypothesis.stateful import MultipleResults, RuleBasedStateMachine, VarReference
 from hypothesis.strategies._internal.collections import TupleStrategy
 from hypothesis.strategies._internal.core import BuildsStrategy
@@ -173,7 +173,7 @@ class PrngData:
         intervals: Any,
         *,
         min_size: int = 0,
-        max_size: int = 8 * 1024,
+        max_size: int = COLLECTION_DEFAULT_MAX_SIZE,
         forced: str | None = None,
         observe: bool = True,
     ) -> str:
@@ -184,7 +184,7 @@ class PrngData:
     def draw_bytes(
         self,
         min_size: int = 0,
-        max_size: int = 8 * 1024,
+        max_size: int = COLLECTION_DEFAULT_MAX_SIZE,
         *,
         forced: bytes | None = None,
         observe: bool = True,
