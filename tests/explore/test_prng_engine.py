@@ -134,7 +134,6 @@ def test_bundles_initialize_rules_data_and_discarded_draws() -> None:
     for m, ran in runs:
         assert m.log[0][0] == "first" and 100 <= m.log[0][1] <= 199  # initialize rules first
         assert m.log[-1] == ("teardown", None)
-        made = {v for name, v in m.log if name in ("first", "make")}
         made_so_far: set[int] = set()
         for name, value in m.log:
             if name in ("first", "make"):
@@ -142,7 +141,6 @@ def test_bundles_initialize_rules_data_and_discarded_draws() -> None:
             if name == "use":  # bundle references arrive as the values they name
                 thing, more = value
                 assert thing in made_so_far and set(more) <= made_so_far
-        assert made_so_far == made
         assert ran == len(m.log) - 1 <= 12  # a skipped draw is a step that ran no rule
     assert any(ran < 12 for _, ran in runs)  # some draws were discarded
 

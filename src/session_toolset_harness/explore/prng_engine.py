@@ -21,10 +21,13 @@ and drops the rest:
   which already cuts requests and simplifies values after Hypothesis's own shrinking.
 
 `PrngData` is the object strategies draw from: it answers the part of Hypothesis's
-``ConjectureData`` that strategies call (pinned Hypothesis; `tests/explore/test_prng_engine.py`
-fails if an upgrade calls more).  A draw Hypothesis would mark invalid (an empty bundle, a filter
-that found nothing) skips that rule; the step still counts, as a discarded draw does not in
-Hypothesis (whose example is then thrown away instead).
+``ConjectureData`` that the machine's strategies call (pinned Hypothesis; the engine's tests
+fail if an upgrade makes them call more).  Strategies the machine does not use may need more:
+``st.shared``, ``st.from_regex``, ``st.uuids`` and ``st.emails`` (``_shared_strategy_draws``)
+and ``st.functions`` do not draw here; explore then stops with an error outside the comparison
+(exit 1), naming the missing attribute.  A draw Hypothesis would mark invalid (an empty
+bundle, a filter that found nothing) skips that rule; the step still counts, as a discarded
+draw does not in Hypothesis (whose example is then thrown away instead).
 """
 
 from __future__ import annotations
