@@ -251,26 +251,23 @@ def _run_prng(
     """The examples under `prng_engine`; with ``replay``, the failing example once more with a
     window of one step (so the divergence surfaces at its own step), as the Hypothesis engine
     replays it from its in-memory database."""
+
+    def failing(only: int | None = None) -> int | None:
+        return prng_engine.run_examples(
+            factory,
+            examples=examples,
+            steps=steps,
+            seed_value=seed_value,
+            stop_on=DivergenceError,
+            only=only,
+        )
+
     with fixed_constants():
         try:
-            failed = prng_engine.run_examples(
-                factory,
-                examples=examples,
-                steps=steps,
-                seed_value=seed_value,
-                stop_on=DivergenceError,
-            )
+            failed = failing()
             if replay and failed is not None:
                 ctx.window = 1
-                again = prng_engine.run_examples(
-                    factory,
-                    examples=examples,
-                    steps=steps,
-                    seed_value=seed_value,
-                    stop_on=DivergenceError,
-                    only=failed,
-                )
-                if again is None:
+                if failing(only=failed) is None:
                     return f"{Flaky.__name__}: the replay of the failing example passed"
         except Exception as err:
             return f"{type(err).__name__}: {err}"
