@@ -137,7 +137,7 @@ def _hazards_ok(results: list[HazardResult], matrix: dict[str, list[UnderProfile
 
 class IndependentReplay(Protocol):
     """What the harness hands in as ``main``'s ``independent``: the model's expected world
-    replayed against the hand-written corpus and the recorded walkthroughs (issue 8).  The
+    replayed against the hand-written corpus and the recorded walkthroughs.  The
     proofs import only the model, so the replay, which reads the harness's corpus, comes from
     the caller (``session-toolset prove`` passes it; ``check`` runs it as its own stage)."""
 

@@ -227,7 +227,7 @@ def test_prove_failure_prints_the_row_and_exits_1(
     assert PROVE_SUMMARY.fullmatch(lines[2]) and lines[2].startswith("3 checks, 2 as expected, 1")
 
 
-# --- prove's report includes the independent replay (issue 8) -------------------------------
+# --- prove's report includes the independent replay ----------------------------------------
 def test_session_toolset_prove_reports_the_independent_replay(tmp_path: Path) -> None:
     from session_toolset_harness.cli import main as harness_main
 

@@ -58,7 +58,7 @@ def test_every_hazard_is_refuted_or_proved_as_expected(results: list[Result]) ->
 
 
 def test_the_first_set_from_the_issue_is_covered(results: list[Result]) -> None:
-    """The six questions of issue 12, each with the answer the model gives today."""
+    """The six questions first asked of SPEC.md, each with the answer the model gives."""
     expected = {
         "activation.admitted_then_denied": "refuted",
         "core.default_admits_denied": "refuted",
