@@ -162,7 +162,8 @@ def page(measured: list[Measured]) -> str:
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     machine = (
         f"Machine: {platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python "
-        f"{platform.python_version()}; generated {when}."
+        f"{platform.python_version()}; load average {os.getloadavg()[0]:.1f} at the start; "
+        f"generated {when}."
     )
     out = [
         "# Figures",
