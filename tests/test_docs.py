@@ -291,7 +291,8 @@ EXERCISES: dict[str, Exercise] = {
         "test", where="tests/proofs/test_vectors.py::test_cli_emits_vectors_for_a_pattern"
     ),
     "session-toolset prove --hazards": Exercise(
-        "test", where="tests/proofs/test_hazards.py::test_cli_prints_hazards_and_puts_them_in_the_json"
+        "test",
+        where="tests/proofs/test_hazards.py::test_cli_prints_hazards_and_puts_them_in_the_json",
     ),
     # the whole check runs in CI (.ci/run); its --json report with every stage:
     "session-toolset check --json check.json": Exercise(
