@@ -2,22 +2,22 @@
 original's JSON parser mishandles carries the tag ``declared-difference`` — and no other vector
 does, so ``conform --exclude-tag declared-difference`` sets aside exactly those.
 
-"Mishandles" is decided by :mod:`serde_model`, a description of the original's number reader that
-is checked here first against everything the original recorded (reference/digest.json).
+"Mishandles" is decided by :mod:`session_toolset_harness.declared_difference`, a description of
+the original's number reader that is checked here first against everything the original recorded
+(reference/digest.json).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from corpus import serde_model
-from session_toolset.json_value import JsonInputError, parse_json
+from session_toolset.json_value import parse_json
+from session_toolset_harness import declared_difference as serde_model
 from session_toolset_harness.conform.jsonio import encode_line
 from session_toolset_harness.conform.vectors import read_send
 from session_toolset_harness.corpus import spec
@@ -63,25 +63,7 @@ def test_the_model_overflows_where_the_original_refused_a_number() -> None:
     assert parse_json(str(int(1.7976931348623157e308))) == 1.7976931348623157e308
 
 
-def _same(left: object, right: object) -> bool:
-    if type(left) is not type(right):
-        return False
-    if isinstance(left, float) and isinstance(right, float):
-        return left == right and math.copysign(1, left) == math.copysign(1, right)
-    return left == right
-
-
-def mishandled(literal: str) -> bool:
-    """True when the original reads ``literal`` otherwise than SPEC.md 1.4 (and the reference)."""
-    try:
-        correct: object = parse_json(literal)
-    except JsonInputError:
-        correct = JsonInputError
-    try:
-        original: object = serde_model.parse(literal)
-    except serde_model.OutOfRange:
-        original = JsonInputError
-    return not _same(correct, original)
+mishandled = serde_model.mishandled
 
 
 def _literals(line: bytes) -> list[str]:
