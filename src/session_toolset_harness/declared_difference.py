@@ -28,9 +28,10 @@ import sys
 from decimal import Decimal
 from typing import Any, Final
 
-from session_toolset.json_value import JsonInputError, parse_json
-
 U64_MAX: Final = 2**64 - 1
+I64_MIN: Final = -(2**63)
+_LARGEST_EXACT: Final = int(sys.float_info.max)
+_LARGEST_DECIMAL: Final = Decimal(_LARGEST_EXACT)
 I32_MAX: Final = 2**31 - 1
 _POW10: Final = [float(f"1e{i}") for i in range(309)]  # each correctly rounded, like Rust's table
 
@@ -165,22 +166,35 @@ def _same(left: object, right: object) -> bool:
     return left == right
 
 
+class Refused(ValueError):
+    """SPEC.md 1.4 refuses the literal: its exact value is beyond the finite double range."""
+
+
+def correct(literal: str) -> int | float:
+    """The value SPEC.md 1.4 gives the JSON number ``literal`` (an integer in [-2^63, 2^64-1]
+    stays one, except ``-0``; anything else is the correctly rounded double); `Refused` beyond
+    the finite double range.  Independent of any implementation's parser."""
+    if not any(c in literal for c in ".eE") and literal != "-0":
+        value = int(literal)
+        if I64_MIN <= value <= U64_MAX:
+            return value
+    if Decimal(literal).copy_abs() > _LARGEST_DECIMAL:  # exact (abs() would round)
+        raise Refused(literal)
+    return float(literal)
+
+
 def mishandled(literal: str) -> bool:
     """True when the original reads the JSON number ``literal`` otherwise than SPEC.md 1.4 (and
     the reference): another value, or an overflow where the literal is in range."""
     try:
-        correct: object = parse_json(literal)
-    except JsonInputError:
-        correct = JsonInputError
+        right: object = correct(literal)
+    except Refused:
+        right = Refused
     try:
         original: object = parse(literal)
     except OutOfRange:
-        original = JsonInputError
-    return not _same(correct, original)
-
-
-I64_MIN: Final = -(2**63)
-_LARGEST_EXACT: Final = int(sys.float_info.max)
+        original = Refused
+    return not _same(right, original)
 
 
 def _shorter(value: int | float) -> list[int | float]:
@@ -272,7 +286,7 @@ def _literal(text: str) -> str | None:
     if not mishandled(text):
         return None
     try:
-        value: int | float = parse_json(text)  # type: ignore[assignment]
-    except JsonInputError:
-        value = parse(text)  # in range for the original only: cannot be, both refuse it
+        value = correct(text)
+    except Refused:
+        value = parse(text)  # refused by SPEC.md 1.4, read by the original: steer to its value
     return json.dumps(next(c for c in _shorter(value) if not mishandled(json.dumps(c))))

@@ -118,3 +118,27 @@ def test_declared_difference_tags_exactly_the_vectors_with_a_mishandled_literal(
 )
 def test_mishandled(literal: str, expected: bool) -> None:
     assert mishandled(literal) is expected
+
+
+def test_the_spec_side_agrees_with_the_reference_on_every_corpus_literal() -> None:
+    """`declared_difference.correct` (SPEC.md 1.4 restated, used to steer explore) reads every
+    number literal the corpus sends as the reference implementation's parser does."""
+    from session_toolset.json_value import JsonInputError
+
+    literals = {
+        lit
+        for document in _documents()
+        for step in document["steps"]
+        for lit in _literals(encode_line(read_send(step)))
+    }
+    assert len(literals) > 100
+    for literal in literals:
+        try:
+            expected: object = parse_json(literal)
+        except JsonInputError:
+            expected = serde_model.Refused
+        try:
+            found: object = serde_model.correct(literal)
+        except serde_model.Refused:
+            found = serde_model.Refused
+        assert type(found) is type(expected) and found == expected, literal
