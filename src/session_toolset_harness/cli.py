@@ -119,6 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    except SystemExit as exc:  # argparse's --help and usage errors inside a subcommand
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
