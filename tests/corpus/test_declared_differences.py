@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from session_toolset.json_value import parse_json
-from session_toolset_harness import declared_difference as serde_model
+from session_toolset_harness import declared_difference as declared
 from session_toolset_harness.conform.jsonio import encode_line
 from session_toolset_harness.conform.vectors import read_send
 from session_toolset_harness.corpus import spec
@@ -33,7 +33,7 @@ REFERENCE = json.loads(
 
 def _original(text: str) -> Any:
     """``text`` read the way the original reads numbers (other JSON rules as Python's)."""
-    return json.loads(text, parse_int=serde_model.parse, parse_float=serde_model.parse)
+    return json.loads(text, parse_int=declared.parse, parse_float=declared.parse)
 
 
 def _label(row: dict[str, Any]) -> str:
@@ -57,13 +57,13 @@ def test_the_model_overflows_where_the_original_refused_a_number() -> None:
     overflows = [r for r in REFERENCE["rejected"] if "out of range" in r["serde_error"]]
     assert {r["schema_json"] for r in overflows} >= {"1e400", "1.7976931348623158e308"}
     for row in overflows:
-        with pytest.raises(serde_model.OutOfRange):
+        with pytest.raises(declared.OutOfRange):
             _original(row["schema_json"])
     # ... while the exact decimal of the largest double is in range (SPEC.md 1.4)
     assert parse_json(str(int(1.7976931348623157e308))) == 1.7976931348623157e308
 
 
-mishandled = serde_model.mishandled
+mishandled = declared.mishandled
 
 
 def _literals(line: bytes) -> list[str]:
@@ -136,9 +136,9 @@ def test_the_spec_side_agrees_with_the_reference_on_every_corpus_literal() -> No
         try:
             expected: object = parse_json(literal)
         except JsonInputError:
-            expected = serde_model.Refused
+            expected = declared.Refused
         try:
-            found: object = serde_model.correct(literal)
-        except serde_model.Refused:
-            found = serde_model.Refused
+            found: object = declared.correct(literal)
+        except declared.Refused:
+            found = declared.Refused
         assert type(found) is type(expected) and found == expected, literal
