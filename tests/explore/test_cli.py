@@ -65,6 +65,17 @@ def test_usage_errors_exit_2_without_traceback(
     assert err.count("\n") == 1, err
 
 
+def test_profile_is_the_deprecated_spelling_of_budget(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "r.json"
+    argv = ["--examples", "3", "--steps", "3", "--seed", "1", "--json", str(report)]
+    assert main(["--profile", "dev", *argv]) == 0
+    err = capsys.readouterr().err
+    assert err == "session-toolset explore: warning: --profile is deprecated; use --budget dev\n"
+    assert json.loads(report.read_text(encoding="utf-8"))["budget"] == "dev"
+
+
 def test_help_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--help"]) == 0
     assert "--adapter" in capsys.readouterr().out

@@ -5,7 +5,6 @@ used by the report tests of every command; here the schemas themselves, ``prove`
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,6 @@ import pytest
 from session_toolset_harness import check
 from session_toolset_harness.conform import schemas
 from session_toolset_harness.envelope import envelope
-from session_toolset_harness.summary import GITHUB_STEP_SUMMARY
 
 ENVELOPE = list(envelope("x", 1, "pass", {}))
 
@@ -64,7 +62,6 @@ def test_prove_and_check_reports_validate(
     from .test_output import _fake_report
 
     monkeypatch.setattr("session_toolset_proofs.report.run", lambda *_: _fake_report(failing=True))
-    monkeypatch.delenv(GITHUB_STEP_SUMMARY, raising=False)
     checked, md = tmp_path / "c.json", tmp_path / "c.md"
     assert check.main(["--json", str(checked), "--summary", str(md)]) == 1
     report = load(checked)
@@ -73,4 +70,3 @@ def test_prove_and_check_reports_validate(
     text = md.read_text(encoding="utf-8")
     assert "| prove | fail |" in text and "| conform | pass |" in text
     assert "### First failure (prove)" in text and "batch.atomic" in text
-    assert os.environ.get(GITHUB_STEP_SUMMARY) is None

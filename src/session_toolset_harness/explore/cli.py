@@ -203,7 +203,11 @@ def build_parser() -> argparse.ArgumentParser:
         "second; shrinks a divergence's rules before explore's own request shrinking)",
     )
     out = parser.add_mutually_exclusive_group()
-    out.add_argument("--quiet", action="store_true", help="print only the verdict and problems")
+    out.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress display (the tables are printed with --verbose only)",
+    )
     out.add_argument(
         "--verbose",
         action="store_true",
