@@ -114,8 +114,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # ``hypothesis.control`` a ``from`` import happened to ask for first).
         missing = err.name.partition(".")[0] if err.name else str(err)
         print(
-            f"session-toolset {args[0]}: error: needs the Python module {missing!r}, which is not "
-            "installed; reinstall with 'pip install session-toolset'",
+            f"session-toolset {args[0]}: error: needs the Python module {missing!r}, which is "
+            "not installed; reinstall with 'pip install session-toolset'",
             file=sys.stderr,
         )
         return 2

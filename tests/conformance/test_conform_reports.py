@@ -82,7 +82,7 @@ def test_junit_file_attributes_are_relative_to_the_checkout_or_the_corpus(
     monkeypatch.chdir(tmp_path)  # (an editable install's corpus lies inside the checkout)
     assert conform_main(["-k", "edges/long-literal-rounding", "--quiet", "--junit", str(xml)]) == 0
     files = {c.get("file") for c in ET.parse(xml).getroot().iter("testcase")}
-    assert files == {"edges/long-literal-rounding.json"}  # the packaged corpus: relative to its directory
+    assert files == {"edges/long-literal-rounding.json"}  # relative to the packaged corpus
     path = write_vector("t/good", parse_ok("a:b"))
     monkeypatch.chdir(path.parents[1])
     absolute = str(path.parent.resolve())
