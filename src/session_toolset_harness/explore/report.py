@@ -1,4 +1,6 @@
-"""The ``--json`` report of one exploration (one machine, one shard) and ``--merge`` of several.
+"""The ``--json`` report of one exploration (one machine, one shard) and ``--merge`` of several,
+and the ``--junit`` and ``--summary`` renderings of a report (`junit`, `markdown`), single or
+merged (`Merged.to_json` is a report of the same format, shard 1/1).
 
 A report carries the plan (seed, jobs, shard, budget, profile minimum), the coverage table, the
 condition table (per decision of the model: the condition outcomes seen with their counts, and
