@@ -53,14 +53,14 @@ COMMANDS = [
         [*CLI, "prove", "--all-profiles", "--hazards", "--quiet"],
     ),
     Command(
-        "Exploration at the ci profile, in-process, seed 0",
-        "session-toolset explore --profile ci --seed 0 --quiet",
-        [*CLI, "explore", "--profile", "ci", "--seed", "0", "--quiet"],
+        "Exploration at the ci budget, in-process, seed 0",
+        "session-toolset explore --budget ci --seed 0 --quiet",
+        [*CLI, "explore", "--budget", "ci", "--seed", "0", "--quiet"],
     ),
     Command(
         "The same exploration with the Hypothesis engine",
-        "session-toolset explore --profile ci --seed 0 --engine hypothesis --quiet",
-        [*CLI, "explore", "--profile", "ci", "--seed", "0", "--engine", "hypothesis", "--quiet"],
+        "session-toolset explore --budget ci --seed 0 --engine hypothesis --quiet",
+        [*CLI, "explore", "--budget", "ci", "--seed", "0", "--engine", "hypothesis", "--quiet"],
     ),
     Command(
         "Tests collected by the default run",
@@ -71,13 +71,13 @@ COMMANDS = [
 ]
 
 NIGHTLY = Command(
-    "Exploration at the nightly profile, two jobs, through the reference adapter",
-    "session-toolset explore --profile nightly --seed 0 --jobs 2"
+    "Exploration at the nightly budget, two jobs, through the reference adapter",
+    "session-toolset explore --budget nightly --seed 0 --jobs 2"
     ' --adapter "python -m session_toolset.adapter" --quiet',
     [
         *CLI,
         "explore",
-        "--profile",
+        "--budget",
         "nightly",
         "--seed",
         "0",

@@ -338,7 +338,7 @@ EXERCISES: dict[str, Exercise] = {
     ),
     "python benchmarks/figures.py": Exercise("help"),
     # docs/explore.md
-    "session-toolset explore [--adapter CMD] [--profile dev|ci|nightly] [--examples N] "
+    "session-toolset explore [--adapter CMD] [--budget dev|ci|nightly] [--examples N] "
     "[--steps N] [--seed S] [--out FILE] [--no-shrink] [--quiet] [--jobs N] [--shard K/N] "
     "[--json FILE] [--no-pipeline] [--engine prng|hypothesis]": Exercise("synopsis"),
     "session-toolset explore --merge REPORT [REPORT ...]": Exercise("synopsis"),
