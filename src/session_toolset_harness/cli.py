@@ -27,6 +27,7 @@ commands:
   prove     check the Z3 proof obligations of the model (witnesses, mutants, profiles)
   conform   run conformance vectors against any PROTOCOL.md adapter
   explore   model-based random testing of any PROTOCOL.md adapter against the model
+  trace     check a runtime's recorded requests and replies (JSON Lines) against the model
   adapter   serve the reference implementation over PROTOCOL.md v1 on stdin/stdout
 
 Run 'session-toolset COMMAND --help' for the options of one command.
@@ -78,12 +79,19 @@ def _explore(argv: list[str]) -> int:
     return explore_main(argv)
 
 
+def _trace(argv: list[str]) -> int:
+    from .trace.cli import main as trace_main
+
+    return trace_main(argv)
+
+
 COMMANDS: dict[str, Callable[[list[str]], int]] = {
     "adapter": _adapter,
     "check": _check,
     "prove": _prove,
     "conform": _conform,
     "explore": _explore,
+    "trace": _trace,
 }
 
 

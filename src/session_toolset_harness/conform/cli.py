@@ -9,8 +9,10 @@ run where any vector failed or errored exits 1; only a clean run exits 0.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shlex
 import sys
+from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 from typing import NoReturn
@@ -121,6 +123,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--junit", metavar="FILE", type=Path, help="write a JUnit XML report")
     parser.add_argument("--json", metavar="FILE", type=Path, help="write a JSON report")
+    parser.add_argument(
+        "--record",
+        metavar="FILE",
+        type=Path,
+        help="write every request and reply as a trace log, one stream per vector "
+        "('session-toolset trace FILE' checks it against the model; docs/trace.md)",
+    )
     parser.add_argument(
         "--validate",
         action="store_true",
@@ -279,17 +288,15 @@ def _write_outputs(args: argparse.Namespace, run: RunResult) -> None:
         raise UsageError(f"cannot write report: {exc}") from exc
 
 
-def _check_writable(args: argparse.Namespace) -> None:
-    """Fail before anything runs if a report file cannot be written (a usage error).
+def check_writable(
+    outputs: Iterable[tuple[str, Path | None]], error: type[Exception] = UsageError
+) -> None:
+    """Fail before anything runs if an output file (flag, path) cannot be written: ``error``.
 
     Opening for append creates a missing file without truncating an existing one, and reaches
     every refusal the real write would meet (missing directory, a directory in the way,
     permissions, a read-only file system); a file created only to probe is removed again."""
-    for flag, path in (
-        ("--json", args.json),
-        ("--junit", args.junit),
-        ("--emit-known-failures", args.emit_known_failures),
-    ):
+    for flag, path in outputs:
         if path is None:
             continue
         existed = path.exists()
@@ -299,7 +306,18 @@ def _check_writable(args: argparse.Namespace) -> None:
             if not existed:
                 path.unlink()
         except OSError as exc:
-            raise UsageError(f"cannot write {flag} {path}: {exc.strerror or exc}") from exc
+            raise error(f"cannot write {flag} {path}: {exc.strerror or exc}") from exc
+
+
+def _check_writable(args: argparse.Namespace) -> None:
+    check_writable(
+        (
+            ("--json", args.json),
+            ("--junit", args.junit),
+            ("--emit-known-failures", args.emit_known_failures),
+            ("--record", args.record),
+        )
+    )
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -342,19 +360,32 @@ def execute(args: argparse.Namespace, console: report.ConsoleReporter) -> tuple[
     items = _by_tags(args, items, corpus)
     if args.shard != (1, 1):  # may leave nothing: fewer vectors than shards is a clean run
         items = shard.select(items, args.shard, _shard_key)
-    options = RunOptions(
-        adapter=adapter,
-        timeout=args.timeout,
-        strict_replies=args.strict_replies,
-        skip_rules=rules,
-        skip_must_fail=args.skip_must_fail,
-        exclude_tags=tuple(args.exclude_tags),
-        on_result=console.on_result,
-    )
-    try:
-        run = Runner(options).run(items)
-    except AdapterStartError as exc:
-        raise UsageError(str(exc)) from exc
+    record: Path | None = getattr(args, "record", None)
+    with contextlib.ExitStack() as stack:
+        writer = None
+        if record is not None:
+            from session_toolset_harness.trace.record import TraceWriter
+
+            try:
+                writer = TraceWriter(stack.enter_context(record.open("w", encoding="utf-8")))
+            except OSError as exc:
+                raise UsageError(f"cannot write --record {record}: {exc}") from exc
+        options = RunOptions(
+            adapter=adapter,
+            timeout=args.timeout,
+            strict_replies=args.strict_replies,
+            skip_rules=rules,
+            skip_must_fail=args.skip_must_fail,
+            exclude_tags=tuple(args.exclude_tags),
+            on_result=console.on_result,
+            on_exchange=None if writer is None else writer.exchange,
+        )
+        try:
+            run = Runner(options).run(items)
+        except AdapterStartError as exc:
+            raise UsageError(str(exc)) from exc
+    if writer is not None:
+        print(f"{PROG}: {writer.note(record)}", file=sys.stderr)
     return (EXIT_OK if run.ok else EXIT_FAILED), run
 
 
