@@ -40,17 +40,39 @@ options:
 def _adapter(argv: list[str]) -> int:
     if argv in (["-h"], ["--help"]):
         print(
-            "usage: session-toolset adapter\n\n"
+            "usage: session-toolset adapter [--record FILE]\n\n"
             "Serve the reference implementation over PROTOCOL.md v1: one JSON request per\n"
-            "line on stdin, one JSON reply per line on stdout; exits 0 at EOF."
+            "line on stdin, one JSON reply per line on stdout; exits 0 at EOF.\n\n"
+            "  --record FILE  also write every request object and its reply to FILE as a\n"
+            "                 trace log ('session-toolset trace FILE'; docs/trace.md)"
         )
         return 0
-    if argv:
-        print("session-toolset adapter: takes no arguments", file=sys.stderr)
+    record = None
+    if len(argv) == 2 and argv[0] == "--record":
+        record = argv[1]
+    elif len(argv) == 1 and argv[0].startswith("--record="):
+        record = argv[0].partition("=")[2]
+    elif argv:
+        print(
+            "session-toolset adapter: error: takes only --record FILE (see --help)",
+            file=sys.stderr,
+        )
         return 2
     from session_toolset.adapter import main as adapter_main
 
-    return adapter_main()
+    if record is None:
+        return adapter_main()
+    try:
+        out = open(record, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+    except OSError as err:
+        print(
+            f"session-toolset adapter: error: cannot write --record {record}: "
+            f"{err.strerror or err}",
+            file=sys.stderr,
+        )
+        return 2
+    with out:
+        return adapter_main(out)
 
 
 def _check(argv: list[str]) -> int:

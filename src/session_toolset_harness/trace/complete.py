@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from session_toolset_model.world import OutOfScope, World
+from session_toolset_model.world.json_text import INT_MAX, INT_MIN
 
 from ..conform.matcher import first_difference
 from .logline import RecordedLine
@@ -71,12 +72,15 @@ class Counts:
 
 def _plain(value: object, depth: int) -> bool:
     """True when the request reads the same as a Python value and as a request line: no lone
-    surrogate, no infinity, nesting within SPEC.md 1.4's limit.  Otherwise the world reads
+    surrogate, no infinity, no integer a line would read as a double, nesting within SPEC.md
+    1.4's limit.  Otherwise the world reads
     the line as the runner would send it."""
     if isinstance(value, str):
         return value.isascii() or not any("\ud800" <= c <= "\udfff" for c in value)
     if isinstance(value, float):
         return math.isfinite(value)
+    if type(value) is int:  # outside the range a request line reads as an integer
+        return INT_MIN <= value <= INT_MAX
     if isinstance(value, dict):
         return depth < _DEPTH_LIMIT and all(
             _plain(k, depth) and _plain(v, depth + 1) for k, v in value.items()
@@ -96,6 +100,12 @@ class Partition:
         self._world: World | None = None
         self._scratch: World | None = None
         self._open = False
+
+    @property
+    def world(self) -> World | None:
+        """The expected world (None before the first ``reset``): its ``save``/``restore`` let a
+        caller try several replies at one line (the partial checker, the mutation tests)."""
+        return self._world
 
     def check(self, recorded: RecordedLine) -> Violation | None:
         """The violation this line shows, or None (also when the line is not checked)."""

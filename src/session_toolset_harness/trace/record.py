@@ -45,8 +45,12 @@ class TraceWriter:
         self.lines += 1
 
     def exchange(self, stream: str | None, sent: object, reply: object) -> None:
-        """Log one request as sent (a request value or a ``RawLine``) and its reply."""
-        request = request_object(encode_line(sent)[:-1])
+        """Log one request as sent (a request value or a ``RawLine``) and its reply.  A request
+        object is logged as it is: ``trace`` reads it as its request line would be read."""
+        if isinstance(sent, dict):
+            request: dict[str, Any] | None = sent
+        else:
+            request = request_object(encode_line(sent)[:-1])
         if request is None:
             self.skipped += 1
         else:
