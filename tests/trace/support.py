@@ -72,7 +72,7 @@ class LineSource(io.StringIO):
         super().__init__()
         self._lines = lines
 
-    def __iter__(self) -> Iterator[str]:
+    def __iter__(self) -> Iterator[str]:  # type: ignore[override]
         return iter(self._lines)
 
 

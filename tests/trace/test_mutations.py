@@ -54,9 +54,9 @@ def _changed(value: object) -> object:
     return ["changed"]
 
 
-def mutations(op: str, request: dict[str, Any], reply: dict[str, Any]) -> Iterator[
-    tuple[str, dict[str, Any]]
-]:
+def mutations(
+    op: str, request: dict[str, Any], reply: dict[str, Any]
+) -> Iterator[tuple[str, dict[str, Any]]]:
     if reply.get("ok") is True:
         yield "rejected", {"ok": False, "error": OTHER_CODE[op], "message": "forged"}
     else:
