@@ -20,6 +20,7 @@ longer know the state (``open``).  Unchecked lines are never counted as passes.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -30,6 +31,7 @@ from ..conform.matcher import first_difference
 from .logline import RecordedLine
 from .sections import section
 
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _DEPTH_LIMIT: Final = 126  # the request object is level 1 of SPEC.md 1.4's 127
 STATELESS: Final = frozenset(
     {"hello", "tool_id_parse", "tool_id", "session_id_parse", "digest", "carry_forward_enabled"}
@@ -76,7 +78,7 @@ def _plain(value: object, depth: int) -> bool:
     1.4's limit.  Otherwise the world reads
     the line as the runner would send it."""
     if isinstance(value, str):
-        return value.isascii() or not any("\ud800" <= c <= "\udfff" for c in value)
+        return value.isascii() or _SURROGATE.search(value) is None
     if isinstance(value, float):
         return math.isfinite(value)
     if type(value) is int:  # outside the range a request line reads as an integer
