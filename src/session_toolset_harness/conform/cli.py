@@ -12,7 +12,6 @@ import argparse
 import contextlib
 import shlex
 import sys
-from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 from typing import NoReturn
@@ -288,35 +287,15 @@ def _write_outputs(args: argparse.Namespace, run: RunResult) -> None:
         raise UsageError(f"cannot write report: {exc}") from exc
 
 
-def check_writable(
-    outputs: Iterable[tuple[str, Path | None]], error: type[Exception] = UsageError
-) -> None:
-    """Fail before anything runs if an output file (flag, path) cannot be written: ``error``.
-
-    Opening for append creates a missing file without truncating an existing one, and reaches
-    every refusal the real write would meet (missing directory, a directory in the way,
-    permissions, a read-only file system); a file created only to probe is removed again."""
-    for flag, path in outputs:
-        if path is None:
-            continue
-        existed = path.exists()
-        try:
-            with path.open("a", encoding="utf-8"):
-                pass
-            if not existed:
-                path.unlink()
-        except OSError as exc:
-            raise error(f"cannot write {flag} {path}: {exc.strerror or exc}") from exc
-
-
 def _check_writable(args: argparse.Namespace) -> None:
-    check_writable(
+    jsonreport.check_writable(
         (
             ("--json", args.json),
             ("--junit", args.junit),
             ("--emit-known-failures", args.emit_known_failures),
             ("--record", args.record),
-        )
+        ),
+        UsageError,
     )
 
 

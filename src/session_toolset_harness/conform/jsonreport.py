@@ -7,6 +7,7 @@ bounded), so a CI job can post-process failures without parsing text.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
 
@@ -77,3 +78,22 @@ def write(run: RunResult, path: Path, shard: tuple[int, int] = (1, 1)) -> None:
     """Write the report; OSError propagates to the CLI, which turns it into exit status 2."""
     text = json.dumps(build(run, shard), indent=2, ensure_ascii=True)
     path.write_text(text + "\n", encoding="utf-8")
+
+
+def check_writable(outputs: Iterable[tuple[str, Path | None]], error: type[Exception]) -> None:
+    """Fail before anything runs if an output file (flag, path) cannot be written: ``error``.
+
+    Opening for append creates a missing file without truncating an existing one, and reaches
+    every refusal the real write would meet (missing directory, a directory in the way,
+    permissions, a read-only file system); a file created only to probe is removed again."""
+    for flag, path in outputs:
+        if path is None:
+            continue
+        existed = path.exists()
+        try:
+            with path.open("a", encoding="utf-8"):
+                pass
+            if not existed:
+                path.unlink()
+        except OSError as exc:
+            raise error(f"cannot write {flag} {path}: {exc.strerror or exc}") from exc

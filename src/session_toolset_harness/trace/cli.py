@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import NoReturn
 
-from ..conform.cli import check_writable
+from ..conform.jsonreport import check_writable
 from . import report
 from .logline import LogLineError
 from .run import Interrupted, Progress, TraceResult, check_logs
