@@ -316,3 +316,29 @@ def _alive(pid: int) -> bool:
         return False
     stat = Path(f"/proc/{pid}/stat")
     return stat.exists() and stat.read_text().split()[2] != "Z"
+
+
+def test_explore_record_writes_a_log_of_one_stream_per_example_that_passes(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    record = tmp_path / "explore.jsonl"
+    args = ["--examples", "6", "--steps", "12", "--seed", "7", "--quiet", "--no-shrink"]
+    assert cli_main(["explore", *args, "--record", str(record)]) == 0
+    capsys.readouterr()
+    streams = {json.loads(t)["stream"] for t in record.read_text(encoding="utf-8").splitlines()}
+    assert {f"seed 7/{n}" for n in range(1, 7)} <= streams
+    status, out, _ = trace(capsys, str(record))
+    assert status == 0 and "0 violations" in out and "unchecked" not in out
+    assert cli_main(["explore", *args, "--jobs", "2", "--record", str(record)]) == 2
+
+
+def test_a_recorded_raw_line_is_the_value_it_denotes_or_left_out() -> None:
+    from session_toolset_harness.trace.record import request_object
+
+    # a repeated key keeps its last value; one that discards an out-of-range number (or a lone
+    # surrogate) makes the line malformed, so nothing is logged for it
+    assert request_object(b'{"op":"digest","schema":1,"schema":2}') == {"op": "digest", "schema": 2}
+    assert request_object(b'{"op":"digest","schema":1e400,"schema":2}') is None
+    assert request_object(b'{"op":"digest","schema":"\\ud800","schema":2}') is None
+    assert request_object(b'{"op":"digest","schema":-0}') == {"op": "digest", "schema": -0.0}
+    assert request_object(b"[1]") is None and request_object(b"") is None

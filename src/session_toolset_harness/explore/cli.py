@@ -125,6 +125,13 @@ def build_parser() -> argparse.ArgumentParser:
         "(prng, the default), or Hypothesis's engine (hypothesis: about half the steps per "
         "second; shrinks a divergence's rules before explore's own request shrinking)",
     )
+    parser.add_argument(
+        "--record",
+        type=Path,
+        metavar="FILE",
+        help="write every request and reply as a trace log, one stream per example "
+        "('session-toolset trace FILE'; docs/trace.md); only with --jobs 1",
+    )
     parser.add_argument("--quiet", action="store_true", help="omit the coverage table")
     return parser
 
@@ -268,12 +275,25 @@ def _merge(args: argparse.Namespace) -> int:
     return EXIT_FAILED
 
 
+def _start_record(args: argparse.Namespace) -> None:
+    """``--record``: one writing process, and a file that can be written (emptied here)."""
+    if args.record is None:
+        return
+    if args.jobs > 1:
+        raise UsageError("--record needs --jobs 1 (one process writes the log)")
+    try:
+        args.record.write_text("", encoding="utf-8")
+    except OSError as err:
+        raise UsageError(f"cannot write --record {args.record}: {err.strerror or err}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
         if args.merge:
             return _merge(args)
         adapter = _adapter_argv(args.adapter)
+        _start_record(args)
     except UsageError as err:
         print(f"{PROG}: {err}", file=sys.stderr)
         return EXIT_USAGE
@@ -292,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         pipeline=not args.no_pipeline,
         adapter=adapter,
         engine=args.engine,
+        record=None if args.record is None else str(args.record),
     )
     if plan.total_streams > plan.examples:
         print(

@@ -20,6 +20,7 @@ reports (``--merge``).
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import queue
@@ -30,10 +31,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..trace.record import TraceWriter
 from . import condition_gate, coverage
 from .prng_engine import DEFAULT_ENGINE
 from .run import ExploreResult, explore
-from .sut import AdapterSut, InProcessSut, Sut, SutFailure
+from .sut import AdapterSut, InProcessSut, RecordingSut, Sut, SutFailure
 
 POLL_SECONDS = 0.5
 
@@ -55,6 +57,8 @@ class Plan:
     """None: the reference implementation in-process."""
     engine: str = DEFAULT_ENGINE
     """What draws the examples (`prng_engine.ENGINES`)."""
+    record: str | None = None
+    """``--record``: a trace log every exchange is appended to (one writing process only)."""
 
     @property
     def total_streams(self) -> int:
@@ -109,6 +113,14 @@ def _one_stream(plan: Plan, stream: int, round_: int, found: Any, suts: list[Sut
     seed = plan.stream_seed(stream, round_)
     sut = make_sut(plan.adapter)
     suts.append(sut)
+    with contextlib.ExitStack() as stack:
+        if plan.record is not None:
+            out = stack.enter_context(open(plan.record, "a", encoding="utf-8"))
+            sut = RecordingSut(sut, TraceWriter(out), f"seed {seed}/")
+        return _explore_stream(plan, stream, seed, found, sut)
+
+
+def _explore_stream(plan: Plan, stream: int, seed: int, found: Any, sut: Sut) -> ExploreResult:
     try:
         return explore(
             sut,
