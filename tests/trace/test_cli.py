@@ -267,38 +267,47 @@ def test_adapter_record_and_conform_record_logs_pass(
     assert trace(capsys, str(adapter_log))[0] == 0
 
 
-def test_sigterm_with_jobs_stops_cleanly_with_a_partial_report(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("jobs", "signum"), [("2", signal.SIGTERM), ("1", signal.SIGINT)])
+def test_a_signal_stops_cleanly_with_a_partial_report(
+    tmp_path: Path, jobs: str, signum: signal.Signals
+) -> None:
     lines = list(recorded_corpus())
     log = tmp_path / "big.jsonl"
     with log.open("w", encoding="utf-8") as big:
-        for _ in range(40):
+        for _ in range(20):
             big.writelines(lines)
     report = tmp_path / "r.json"
+    command = [sys.executable, "-m", "session_toolset_harness.cli", "trace", str(log)]
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "session_toolset_harness.cli",
-            "trace",
-            str(log),
-            "--jobs",
-            "2",
-            "--json",
-            str(report),
-        ],
+        [*command, "--jobs", jobs, "--json", str(report)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(2.0)
+    # signal once it is well into checking (past its imports and set-up), however loaded
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (
+        _cpu_seconds(process.pid) + sum(map(_cpu_seconds, _children(process.pid))) < 0.6
+    ):
+        time.sleep(0.1)
     children = _children(process.pid)
-    process.send_signal(signal.SIGTERM)
+    process.send_signal(signum)
     out, err = process.communicate(timeout=60)
-    assert process.returncode == 143, (out, err)
-    assert "INCOMPLETE (SIGTERM)" in out and "Traceback" not in err
+    assert process.returncode == 128 + signum, (out, err)
+    assert f"INCOMPLETE ({signum.name})" in out and "Traceback" not in err
     data = json.loads(report.read_text(encoding="utf-8"))
-    assert data["interrupted"] == "SIGTERM" and not data["complete"]
-    assert children and not [pid for pid in children if _alive(pid)]
+    assert data["interrupted"] == signum.name and not data["complete"]
+    assert 0 < data["checked"] < 20 * len(lines)
+    assert len(children) == int(jobs) - (jobs == "1")
+    assert not [pid for pid in children if _alive(pid)]
+
+
+def _cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _children(pid: int) -> list[int]:
@@ -342,3 +351,25 @@ def test_a_recorded_raw_line_is_the_value_it_denotes_or_left_out() -> None:
     assert request_object(b'{"op":"digest","schema":"\\ud800","schema":2}') is None
     assert request_object(b'{"op":"digest","schema":-0}') == {"op": "digest", "schema": -0.0}
     assert request_object(b"[1]") is None and request_object(b"") is None
+
+
+def test_bad_input_with_jobs_is_exit_2_and_leaves_no_worker(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import multiprocessing
+
+    log = write(tmp_path / "l.jsonl", *_streams(None), "oops\n")
+    status, _, err = trace(capsys, log, "--jobs", "2")
+    assert status == 2 and f"{log}:10: not JSON" in err
+    assert multiprocessing.active_children() == []
+
+
+def test_every_op_and_error_family_has_a_section() -> None:
+    from session_toolset_harness.trace.sections import BY_CODE, BY_OP
+
+    ops = {name[4:] for name in dir(World) if name.startswith("_op_")}
+    assert ops == set(BY_OP)
+    families = {
+        json.loads(t)["reply"].get("error", "").partition(".")[0] for t in recorded_corpus()
+    }
+    assert families - {""} <= set(BY_CODE)
