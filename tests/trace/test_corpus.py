@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from session_toolset_harness.trace.jobs import check_logs_parallel
 
 from .support import LineSource, by_stream, check, corpus, recorded_corpus
@@ -20,9 +18,9 @@ def test_every_vector_transcript_passes_in_complete_mode() -> None:
     assert result.counts.before_reset == result.counts.open == 0
 
 
-@pytest.mark.parametrize("jobs", [2, 3])
-def test_the_corpus_passes_with_jobs_and_the_counts_agree(jobs: int) -> None:
-    lines = list(recorded_corpus())
+def test_the_corpus_passes_with_jobs_and_the_counts_agree() -> None:
+    jobs = 3  # more workers than cores: routing, not speed, is under test
+    lines = list(recorded_corpus())[:2000]
     alone = check(lines, keep_going=True)
     result = check_logs_parallel(["-"], LineSource(lines), jobs=jobs, keep_going=True)
     assert result.ok and result.violations == []
