@@ -373,3 +373,18 @@ def test_every_op_and_error_family_has_a_section() -> None:
         json.loads(t)["reply"].get("error", "").partition(".")[0] for t in recorded_corpus()
     }
     assert families - {""} <= set(BY_CODE)
+
+
+def test_a_malformed_reset_is_checked_and_resets_nothing() -> None:
+    insert = {
+        "op": "catalog_insert",
+        "source": {"kind": "builtin", "name": "x"},
+        "provenance": {"kind": "builtin_runtime"},
+        "schema": None,
+    }
+    inserted = line(insert, {"ok": True, "id": "builtin:x", "generation": 1})
+    bad_reset = '{"request":{"op":"reset","x":"\\ud800"},"reply":{"ok":true}}\n'
+    empty = line({"op": "catalog_state"}, {"ok": True, "generation": 0, "records": []})
+    result = check([*GOOD[:2], inserted, bad_reset, empty], keep_going=True)
+    # the lone surrogate makes the line malformed: Protocol expected, and the catalog stays
+    assert [(v.line, v.path) for v in result.violations] == [(4, "$.ok"), (5, "$.generation")]

@@ -114,26 +114,26 @@ class Partition:
         self.counts.lines += 1
         request = recorded.request
         op = request.get("op")
-        if op == "reset":
-            if self._world is None:
-                self._world = World()
-            self._open = False
         world = self._world
-        if world is None:
+        if op == "reset":  # answered by a fresh world: a reset's reply never depends on state
+            world = World()
+        elif world is None:
             if op not in STATELESS:
                 self.counts.before_reset += 1
                 return None
             world = self._scratch = self._scratch or World()
-        if self._open:
+        elif self._open:
             self.counts.open += 1
             return None
         try:
             plain = _plain(request, 0)
             expected = world.answer(request) if plain else world.handle(request)
         except OutOfScope:
-            self._open = True
+            self._open = self._world is not None
             self.counts.open += 1
             return None
+        if op == "reset" and expected.get("ok") is True:  # a malformed reset resets nothing
+            self._world, self._open = world, False
         self.counts.checked += 1
         found = first_difference(expected, recorded.reply)
         if found is None:
