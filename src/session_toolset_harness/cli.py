@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from typing import BinaryIO, TextIO, cast
 
 __all__ = ["main"]
 
@@ -59,9 +60,12 @@ def _adapter(argv: list[str]) -> int:
         )
         return 2
     from session_toolset.adapter import main as adapter_main
+    from session_toolset.adapter import serve
 
     if record is None:
         return adapter_main()
+    from .trace.record import TraceWriter, recording
+
     try:
         out = open(record, "w", encoding="utf-8")  # noqa: SIM115 - closed below
     except OSError as err:
@@ -72,7 +76,8 @@ def _adapter(argv: list[str]) -> int:
         )
         return 2
     with out:
-        return adapter_main(out)
+        lines, replies = recording(sys.stdin.buffer, sys.stdout, TraceWriter(out))
+        return serve(cast(BinaryIO, lines), cast(TextIO, replies), sys.stderr)
 
 
 def _check(argv: list[str]) -> int:

@@ -57,23 +57,8 @@ def handle_line(world: World, line: bytes) -> Reply:
     return reply
 
 
-def record_line(record: TextIO, line: bytes, reply: Reply) -> None:
-    """Append one trace line ``{"request", "reply"}`` (the format ``session-toolset trace``
-    reads) to ``record``; a line that holds no JSON object has no request to log and is left
-    out (its reply is ``Protocol`` and it changed nothing)."""
-    try:
-        request = parse_json(line)
-    except JsonInputError:
-        return
-    if isinstance(request, dict):
-        entry = {"request": request, "reply": reply}
-        record.write(json.dumps(entry, ensure_ascii=True, separators=(",", ":")) + "\n")
-        record.flush()
-
-
-def serve(stdin: BinaryIO, stdout: TextIO, stderr: TextIO, record: TextIO | None = None) -> int:
-    """Answer requests until EOF; return the exit status (0).  With ``record``, every request
-    object and its reply is also appended there as a trace line (`record_line`)."""
+def serve(stdin: BinaryIO, stdout: TextIO, stderr: TextIO) -> int:
+    """Answer requests until EOF; return the exit status (0)."""
     world = World()
     for raw in stdin:
         line = raw.rstrip(b"\n").rstrip(b"\r")
@@ -84,12 +69,9 @@ def serve(stdin: BinaryIO, stdout: TextIO, stderr: TextIO, record: TextIO | None
             reply = {"ok": False, "error": "Internal", "message": type(err).__name__}
         stdout.write(json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n")
         stdout.flush()
-        if record is not None:
-            record_line(record, line, reply)
     return 0
 
 
-def main(record: TextIO | None = None) -> int:
-    """Entry point of ``python -m session_toolset.adapter`` and ``session-toolset adapter``
-    (which passes ``--record FILE`` opened as ``record``)."""
-    return serve(sys.stdin.buffer, sys.stdout, sys.stderr, record)
+def main() -> int:
+    """Entry point of ``python -m session_toolset.adapter`` and ``session-toolset adapter``."""
+    return serve(sys.stdin.buffer, sys.stdout, sys.stderr)

@@ -4,7 +4,7 @@
 - `sections` - which SPEC.md section a reply of an op (or an error code) answers to.
 - `complete` - complete mode: one expected world per partition, every reply compared.
 - `jobs`     - partitions checked in parallel worker processes.
-- `record`   - writing such logs (``conform --record``, tests, benchmarks).
+- `record`   - writing such logs (``adapter/conform/explore --record``, tests, benchmarks).
 - `report`   - the summary line, ``--json`` and ``--junit``.
 - `cli`      - ``session-toolset trace``.
 """

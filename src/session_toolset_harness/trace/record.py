@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import IO, Any
+from collections.abc import Iterator
+from typing import IO, Any, BinaryIO, TextIO
 
 from session_toolset_model.world.json_text import MAX_DEPTH, Malformed, parse_line
 
@@ -81,3 +82,44 @@ class TraceWriter:
     def note(self, path: object) -> str:
         skipped = f" ({self.skipped} lines that are not JSON objects skipped)" * bool(self.skipped)
         return f"recorded {self.lines} trace lines to {path}{skipped}"
+
+
+class RecordedInput:
+    """An adapter's stdin that remembers the last line handed out (`recording`)."""
+
+    def __init__(self, source: BinaryIO) -> None:
+        self._source = source
+        self.last = b""
+
+    def __iter__(self) -> Iterator[bytes]:
+        for raw in self._source:
+            self.last = raw.rstrip(b"\n").rstrip(b"\r")
+            yield raw
+
+
+class RecordedOutput:
+    """An adapter's stdout that logs each reply line it is given with the request line the
+    adapter read last (PROTOCOL.md: exactly one reply per line, written before the next read)."""
+
+    def __init__(self, sink: TextIO, lines: RecordedInput, writer: TraceWriter) -> None:
+        self._sink = sink
+        self._lines = lines
+        self._writer = writer
+
+    def write(self, text: str) -> int:
+        written = self._sink.write(text)
+        self._writer.exchange_line(None, self._lines.last, json.loads(text))
+        return written
+
+    def flush(self) -> None:
+        self._sink.flush()
+        self._writer.out.flush()
+
+
+def recording(
+    stdin: BinaryIO, stdout: TextIO, writer: TraceWriter
+) -> tuple[RecordedInput, RecordedOutput]:
+    """Streams to run an adapter's serving loop on so that ``writer`` logs every exchange
+    (``session-toolset adapter --record``): the implementation itself stays unaware."""
+    lines = RecordedInput(stdin)
+    return lines, RecordedOutput(stdout, lines, writer)
