@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ..conform.jsonio import render
-from ..conform.jsonreport import tool_version
+from ..envelope import tool_version
 from ..conform.junit import xml_safe
 from .complete import Violation
 from .run import TraceResult
