@@ -1,0 +1,1 @@
+"""Trace validation: a runtime's recorded log checked against the model."""

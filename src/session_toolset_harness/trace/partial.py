@@ -1,0 +1,374 @@
+"""Partial mode: a log from which catalog changes were left out, checked by solving for them.
+
+A runtime often logs gate decisions and activations but not catalog changes.  `check_partial`
+decides whether some sequence of unrecorded catalog operations - at most ``max_hidden`` before
+each recorded line - explains every recorded reply (message text ignored), with the model's own
+transitions run over its Z3 interpretation (`window.Window`).
+
+How it stays fast (most lines never reach the solver):
+
+1. **Concrete replay first.**  The expected world (`session_toolset_model.world.World`) answers
+   each recorded request; while its reply equals the recorded one, the line is explained with no
+   hidden step and costs one concrete transition.
+2. **Local repair on a mismatch.**  At line ``i`` the solver looks for hidden steps in the gaps of
+   the window ``[s, i]``, starting from the concrete world saved before line ``s``, for
+   ``s = i, i-1, i-3, i-7, ...`` down to the start of the current world (its ``reset`` line, or
+   the first line).  A model is turned into PROTOCOL.md requests and replayed concretely; only a
+   replay that reproduces every reply of the window is adopted.  The world's start is exact, so
+   the last attempt there is complete: unsat there means no hidden history with at most
+   ``max_hidden`` steps per gap explains the log up to line ``i``.
+3. **The shortest unexplained window** ending at that line is then found by searching window
+   starts backwards (doubling, then bisection: a window that no state explains stays
+   unexplained when it grows backwards).  A window that starts inside a world starts from an
+   *arbitrary* state (every record, set, counter and grant free), which every history reaches,
+   so "unexplained" is a proof about the window alone; a window at the world's start starts from
+   the exact state.
+
+Queries are fresh solvers with a fixed seed and a deterministic ``rlimit`` (`window.RLIMIT`),
+never a wall-clock timeout; ``unknown`` makes the verdict undecided, never consistent.  A
+consistent verdict always has a witness that was replayed concretely; an inconsistent one has an
+unsat proof.  Greedy choices (zero hidden steps while they suffice, the first model found) cost
+only time: every failure is re-examined from the exact start of the world before it is reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import z3  # type: ignore[import-untyped]
+
+from session_toolset_model.values import Provenance, Source, source_trust
+from session_toolset_model.world import OutOfScope, World
+from session_toolset_model.world.digest import schema_digest
+from session_toolset_model.world.fields import Fields
+from session_toolset_model.world.identity import unclassified
+from session_toolset_model.world.protocol import RecordInfo
+
+from .logline import RecordedLine
+from .plan import Unsupported
+from .window import HIDDEN_KINDS, Window, names_in, same, strip
+
+CATALOG_GROUP = ("catalog_insert", "catalog_upsert", "catalog_remove", "catalog_rebase_past")
+"""What ``--partial catalog`` names: SPEC.md's catalog mutations (the test seam
+``catalog_set_generation`` only by its name)."""
+
+OP_NAMES = frozenset(name[4:] for name in dir(World) if name.startswith("_op_"))
+
+LIMITS = (
+    "bounded: only histories with at most {k} unrecorded operation(s) between two recorded lines "
+    "were considered; a longer hidden history might explain what this check rejects",
+    "only the recorded lines are checked: nothing is concluded about the unrecorded operations "
+    "themselves (their replies, or whether they happened as the explanation says)",
+    "hidden records are solved for at the model's abstraction (digest, provenance, source trust): "
+    "their schema text, source, runtime name, summary and tags are not determined",
+    "a log that does not begin with reset is assumed to start from a fresh world",
+)
+
+
+class PartialArgumentError(ValueError):
+    """A bad argument of `check_partial`; ``code`` is stable."""
+
+    code = "trace.partial.argument"
+
+
+class UnknownKind(PartialArgumentError):
+    code = "trace.partial.unknown-kind"
+
+
+class UnsolvableKind(PartialArgumentError):
+    code = "trace.partial.unsolvable-kind"
+
+
+class NegativeBound(PartialArgumentError):
+    code = "trace.partial.negative-bound"
+
+
+class RecordedHiddenKind(PartialArgumentError):
+    code = "trace.partial.recorded-hidden-kind"
+
+
+@dataclass(frozen=True)
+class HiddenStep:
+    """An unrecorded operation the explanation places after a recorded line."""
+
+    after_line: int
+    """The recorded line it follows (0 = before the first)."""
+    request: dict[str, Any]
+    """A PROTOCOL.md request of an unrecorded kind."""
+    digest: str | None = None
+    """Set when the record's digest is one the log shows but whose schema it never shows: the
+    request then has no ``schema`` and the record must have this SchemaDigest."""
+
+
+@dataclass(frozen=True)
+class PartialVerdict:
+    consistent: bool
+    window: tuple[int, int] | None
+    """First and last line numbers of the shortest unexplained window."""
+    explanation: tuple[HiddenStep, ...] | None
+    """An explaining history (when consistent and asked for)."""
+    checked: int
+    """Recorded lines checked."""
+    limits: tuple[str, ...]
+    """What this check cannot conclude, in plain words."""
+    undecided: str | None = None
+    """Why the check could not decide (then neither consistent nor a window)."""
+
+
+def parse_kinds(spec: str) -> frozenset[str]:
+    """``--partial`` text: comma-separated op names or the group ``catalog``."""
+    out: set[str] = set()
+    for item in (s.strip() for s in spec.split(",")):
+        out |= set(CATALOG_GROUP) if item == "catalog" else {item}
+    return frozenset(out)
+
+
+def check_partial(
+    lines: Iterable[RecordedLine],
+    unrecorded: frozenset[str],
+    max_hidden: int,
+    *,
+    explain: bool = False,
+) -> PartialVerdict:
+    """Whether at most ``max_hidden`` unrecorded operations per gap explain every recorded line."""
+    for name in sorted(unrecorded):
+        if name not in OP_NAMES:
+            raise UnknownKind(f"unknown op {name!r} in the unrecorded kinds")
+        if name not in HIDDEN_KINDS:
+            raise UnsolvableKind(
+                f"op {name!r} cannot be unrecorded: partial mode solves only for catalog changes "
+                f"({', '.join(HIDDEN_KINDS)})"
+            )
+    if isinstance(max_hidden, bool) or not isinstance(max_hidden, int) or max_hidden < 0:
+        raise NegativeBound(f"the hidden-step bound must be a non-negative integer, not {max_hidden!r}")
+    recorded = list(lines)
+    for line in recorded:
+        if line.request.get("op") in unrecorded:
+            raise RecordedHiddenKind(
+                f"line {line.line}: op {line.request['op']!r} is recorded but was declared unrecorded"
+            )
+    kinds = tuple(k for k in HIDDEN_KINDS if k in unrecorded)
+    return _Checker(recorded, kinds, max_hidden).run(explain)
+
+
+class _Checker:
+    def __init__(self, lines: list[RecordedLine], kinds: tuple[str, ...], k: int) -> None:
+        self.lines = lines
+        self.kinds = kinds
+        self.k = k
+        self.world = World()
+        self.snaps: list[Any] = [None] * len(lines)
+        self.hidden: dict[int, list[HiddenStep]] = {}
+        self.schemas: dict[str, Any] = {}
+        self.limits = (LIMITS[0].format(k=k), *LIMITS[1:])
+
+    def verdict(self, checked: int, **kw: Any) -> PartialVerdict:
+        kw.setdefault("consistent", False)
+        kw.setdefault("window", None)
+        kw.setdefault("explanation", None)
+        return PartialVerdict(checked=checked, limits=self.limits, **kw)
+
+    def run(self, explain: bool) -> PartialVerdict:
+        start = 0
+        i = 0
+        lines = self.lines
+        try:
+            while i < len(lines):
+                if lines[i].request.get("op") == "reset":
+                    start = i
+                self.snaps[i] = self.world.save()
+                if same(strip(lines[i].reply, lines[i].request.get("op")), self.world.handle(lines[i].request)):
+                    i += 1
+                    continue
+                self.world.restore(self.snaps[i])
+                status = self._repair(start, i) if self.kinds and self.k else "unsat"
+                if status == "unsat":
+                    window = self._window(start, i)
+                    return self.verdict(i + 1, window=window)
+                if status != "sat":
+                    return self.verdict(i + 1, undecided=status)
+                i += 1
+        except (OutOfScope, Unsupported) as err:
+            return self.verdict(i + 1, undecided=f"line {lines[i].line}: {err}")
+        steps = None
+        if explain:
+            steps = tuple(s for k in sorted(self.hidden) for s in self.hidden[k])
+        return self.verdict(len(lines), consistent=True, explanation=steps)
+
+    # -- repair ------------------------------------------------------------------------------
+    def _repair(self, start: int, i: int) -> str:
+        """Re-solve a growing window ending at ``i``: ``sat`` (adopted), ``unsat`` or a reason."""
+        span = 1
+        while True:
+            s = max(start, i - span + 1)
+            w = Window(self.kinds, self.k, names_in(self.lines[s : i + 1], self.kinds))
+            w.exact_start(self.snaps[s])
+            for j in range(s, i + 1):
+                w.hidden(j - s)
+                w.recorded(self.lines[j])
+            status, model = w.solve()
+            if status == "unknown":
+                return f"undecided at line {self.lines[i].line}: the solver gave up ({model})"
+            if status == "sat":
+                steps = self._read(w, model, s)
+                if not self._adopt(s, i, steps):
+                    return (
+                        f"undecided at line {self.lines[i].line}: a solver model did not replay "
+                        "concretely (a hidden record's source or runtime name matters)"
+                    )
+                return "sat"
+            if s == start:
+                return "unsat"
+            span *= 2
+
+    def _adopt(self, s: int, i: int, steps: dict[int, list[HiddenStep]]) -> bool:
+        world = self.world
+        world.restore(self.snaps[s])
+        for j in range(s, i + 1):
+            if j > s:
+                self.snaps[j] = world.save()
+            for step in steps.get(j, []):
+                if not apply_hidden(world, step):
+                    world.restore(self.snaps[s])
+                    return False
+            if not same(strip(self.lines[j].reply, self.lines[j].request.get("op")), world.handle(self.lines[j].request)):
+                world.restore(self.snaps[s])
+                return False
+        for j in range(s, i + 1):
+            self.hidden[j] = steps.get(j, [])
+        return True
+
+    # -- the shortest unexplained window -------------------------------------------------------
+    def _unexplained(self, s: int, i: int, start: int) -> bool:
+        w = Window(self.kinds, self.k, names_in(self.lines[s : i + 1], self.kinds))
+        if s == start:
+            w.exact_start(self.snaps[s])
+        else:
+            w.free_start()
+        for j in range(s, i + 1):
+            w.hidden(j - s)
+            w.recorded(self.lines[j])
+        return w.solve()[0] == "unsat"
+
+    def _window(self, start: int, i: int) -> tuple[int, int]:
+        """The shortest ``[s, i]`` that no state and hidden history explain (``[start, i]`` is
+        known to be one)."""
+        explained, length = 0, 1
+        while i - length + 1 > start and not self._unexplained(i - length + 1, i, start):
+            explained, length = length, length * 2
+        length = min(length, i - start + 1)
+        while length - explained > 1:  # explained < shortest <= length
+            mid = (explained + length) // 2
+            if self._unexplained(i - mid + 1, i, start):
+                length = mid
+            else:
+                explained = mid
+        return self.lines[i - length + 1].line, self.lines[i].line
+
+    # -- reading a model ---------------------------------------------------------------------
+    def _read(self, w: Window, model: Any, s: int) -> dict[int, list[HiddenStep]]:
+        names = _Names(w, model, self.schemas)
+        out: dict[int, list[HiddenStep]] = {}
+        for slot in w.slots:
+            choice = model.eval(slot.choice, model_completion=True).as_long()
+            if choice == 0:
+                continue
+            kind = self.kinds[choice - 1]
+            j = s + slot.gap
+            after = self.lines[j - 1].line if j > 0 else 0
+            out.setdefault(j, []).append(names.step(kind, slot.args[kind], after))
+        return out
+
+
+class _Names:
+    """Concrete values for a model's terms: the log's own where equal, fresh ones otherwise."""
+
+    def __init__(self, w: Window, model: Any, schemas: dict[str, Any]) -> None:
+        self.w, self.model, self.schemas = w, model, schemas
+        self.fresh: dict[tuple[str, str], Any] = {}
+
+    def _value(self, sort: str, term: Any) -> tuple[Any, bool]:
+        for value, const in self.w.u.consts[sort].items():
+            if z3.is_true(self.model.eval(const == term, model_completion=True)):
+                return value, True
+        key = (sort, str(self.model.eval(term, model_completion=True)))
+        if key not in self.fresh:
+            n = len(self.fresh) + 1
+            if sort == "tool":
+                taken = set(self.w.u.consts["tool"])
+                while unclassified(f"hidden-{n}") in taken:
+                    n += 1
+                self.fresh[key] = unclassified(f"hidden-{n}")
+            elif sort == "digest":
+                schema = {"hidden_schema": n}
+                digest = schema_digest(schema)
+                self.schemas[digest] = schema
+                self.fresh[key] = digest
+            else:
+                self.fresh[key] = Provenance("extension_manifest", f"hidden-{n}")
+        return self.fresh[key], False
+
+    def step(self, kind: str, args: dict[str, Any], after: int) -> HiddenStep:
+        ev = lambda t: self.model.eval(t, model_completion=True)  # noqa: E731
+        if kind == "catalog_set_generation":
+            return HiddenStep(after, {"op": kind, "value": ev(args["value"]).as_long()})
+        if kind == "catalog_rebase_past":
+            return HiddenStep(after, {"op": kind, "prior": ev(args["prior"]).as_long()})
+        tool, _ = self._value("tool", args["tool"])
+        if kind == "catalog_remove":
+            return HiddenStep(after, {"op": kind, "id": tool})
+        digest, _ = self._value("digest", args["digest"])
+        prov, _ = self._value("prov", args["prov"])
+        trust = str(ev(args["trust"]))
+        request: dict[str, Any] = {"op": kind}
+        if kind == "catalog_upsert":
+            has = z3.is_true(ev(args["has_replaced"]))
+            request["replaced"] = self._value("tool", args["replaced"])[0] if has else None
+        source = source_for(trust, prov)
+        request |= {"id": tool, "source": source.to_json(), "provenance": prov.to_json()}
+        if digest in self.schemas:
+            request["schema"] = self.schemas[digest]
+            return HiddenStep(after, request)
+        return HiddenStep(after, request, digest)
+
+
+def source_for(trust: str, prov: Provenance) -> Source:
+    """A capability source whose SPEC.md source trust with ``prov`` is ``trust``."""
+    owner_kind = {
+        "extension_manifest": "extension",
+        "mcp_config": "mcp",
+        "plugin_config": "plugin",
+    }
+    if trust == "untrusted":
+        source = Source("unknown", "", "hidden")
+    elif trust == "trusted" and prov.kind == "builtin_runtime":
+        source = Source("builtin", "", "hidden")
+    elif trust == "trusted":
+        source = Source(owner_kind[prov.kind], prov.owner, "hidden")
+    else:
+        source = Source("extension" if prov.kind == "builtin_runtime" else "builtin", "x", "hidden")
+    assert source_trust(source, prov) == trust, (trust, prov)
+    return source
+
+
+def apply_hidden(world: World, step: HiddenStep) -> bool:
+    """Run a hidden step in the expected world; whether it succeeded.  A step without a schema
+    (`HiddenStep.digest`) goes to the oracle with that digest, the record's source and runtime
+    name kept as the world keeps them."""
+    if step.digest is None:
+        return world.handle(step.request).get("ok") is True
+    f = Fields(step.request)
+    replaced = f.nullable_tool("replaced") if step.request["op"] == "catalog_upsert" else None
+    source, prov, tool = f.source("source"), f.provenance("provenance"), f.tool("id")
+    if step.request["op"] == "catalog_upsert":
+        code, _ = world.oracle.catalog_upsert(replaced, tool, step.digest, source, prov)
+    else:
+        code, _ = world.oracle.catalog_insert(tool, step.digest, source, prov)
+    if code != "ok":
+        return False
+    world.records[tool] = RecordInfo(source, tool)
+    present = world.observe()["records"]
+    world.records = {t: info for t, info in world.records.items() if t in present}
+    return True
