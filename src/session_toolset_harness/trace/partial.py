@@ -205,9 +205,7 @@ class _Checker:
             s = max(start, i - span + 1)
             w = Window(self.kinds, self.k, names_in(self.lines[s : i + 1], self.kinds))
             w.exact_start(self.snaps[s])
-            for j in range(s, i + 1):
-                w.hidden(j - s)
-                w.recorded(self.lines[j])
+            self._encode(w, s, i)
             status, model = w.solve()
             if status == "unknown":
                 return f"undecided at line {self.lines[i].line}: the solver gave up ({model})"
@@ -247,10 +245,14 @@ class _Checker:
             w.exact_start(self.snaps[s])
         else:
             w.free_start()
-        for j in range(s, i + 1):
-            w.hidden(j - s)
-            w.recorded(self.lines[j])
+        self._encode(w, s, i)
         return w.solve()[0] == "unsat"
+
+    def _encode(self, w: Window, s: int, i: int) -> None:
+        for j in range(s, i + 1):
+            if self.lines[j].request.get("op") != "reset":  # a reset erases what precedes it
+                w.hidden(j - s)
+            w.recorded(self.lines[j])
 
     def _window(self, start: int, i: int) -> tuple[int, int]:
         """The shortest ``[s, i]`` that no state and hidden history explain (``[start, i]`` is

@@ -70,7 +70,7 @@ HIDDEN_KINDS = (
 )
 """The operations partial mode can solve for: they write the catalog and its generation only."""
 
-RLIMIT = 5_000_000
+RLIMIT = 20_000_000
 """Z3's deterministic resource limit per query (never a wall-clock timeout)."""
 
 UNVERIFIED_PROV = Provenance("unverified")
@@ -286,6 +286,8 @@ class Window:
         n = next(u._n)
         choice = z3.Int(f"choice#{n}")
         self.facts += [choice >= 0, choice <= len(self.kinds)]
+        if self.slots and self.slots[-1].gap == gap:  # a gap's used slots come first
+            self.facts.append(z3.Implies(self.slots[-1].choice == 0, choice == 0))
         catalog, gen = st.catalog, st.gen
         all_args: dict[str, dict[str, Any]] = {}
         for i, kind in enumerate(self.kinds, start=1):

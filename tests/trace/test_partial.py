@@ -1,0 +1,144 @@
+"""Partial mode: faithful logs with their catalog lines removed pass, forged decisions fail."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from session_toolset_harness.trace.logline import RecordedLine
+from session_toolset_harness.trace.partial import (
+    CATALOG_GROUP,
+    HiddenStep,
+    NegativeBound,
+    RecordedHiddenKind,
+    UnknownKind,
+    UnsolvableKind,
+    check_partial,
+    parse_kinds,
+)
+from session_toolset_model.world import World
+from session_toolset_model.world.fields import Fields
+from session_toolset_model.world.protocol import RecordInfo
+
+from .partial_support import record, session, without
+
+CATALOG = frozenset(CATALOG_GROUP)
+
+
+def strip(reply: dict[str, object]) -> dict[str, object]:
+    return {k: v for k, v in reply.items() if k != "message"}
+
+
+def replay(lines: list[RecordedLine], steps: tuple[HiddenStep, ...]) -> list[int]:
+    """The line numbers whose recorded reply the expected world does not give when the hidden
+    steps run where the explanation places them (this test's own replay, not the solver's)."""
+    world = World()
+    wrong = []
+    previous = 0
+    for line in lines:
+        for step in (s for s in steps if s.after_line == previous):
+            if step.digest is None:
+                assert world.handle(step.request)["ok"] is True, step
+            else:  # the log shows this digest but never its schema: insert it at the oracle
+                f = Fields(step.request)
+                source, prov, tool = f.source("source"), f.provenance("provenance"), f.tool("id")
+                if step.request["op"] == "catalog_upsert":
+                    replaced = step.request["replaced"]
+                    code, _ = world.oracle.catalog_upsert(replaced, tool, step.digest, source, prov)
+                else:
+                    code, _ = world.oracle.catalog_insert(tool, step.digest, source, prov)
+                assert code == "ok", step
+                world.records[tool] = RecordInfo(source, tool)
+        if strip(world.handle(line.request)) != strip(line.reply):
+            wrong.append(line.line)
+        previous = line.line
+    return wrong
+
+
+FAITHFUL = record(session("a", ["x", "y"]))
+"""1 reset, 2-3 inserts x y, 4 set_new (empty core), 5 issue_grant x, 6 activate, 7 authorize x
+(exact), 8 authorize y (NotActivated), 9 upsert x (new schema), 10 authorize x (drift denied),
+11 is_stale, 12 rebuild, 13 authorize x (now core)."""
+
+
+def test_the_recorded_session_is_what_the_docstring_says() -> None:
+    ops = [line.request["op"] for line in FAITHFUL]
+    assert ops[1:3] == ["catalog_insert", "catalog_insert"] and ops[8] == "catalog_upsert"
+    assert FAITHFUL[9].reply["error"] == "ToolAuthorizationError.SchemaDigestMismatch"
+    assert FAITHFUL[7].reply["error"] == "ToolAuthorizationError.NotActivated"
+    assert FAITHFUL[12].reply["basis"] == {"kind": "core"}
+
+
+def test_a_faithful_log_without_its_catalog_lines_passes_and_its_explanation_replays() -> None:
+    log = without(FAITHFUL, CATALOG)
+    verdict = check_partial(log, CATALOG, 2, explain=True)
+    assert verdict.consistent and verdict.window is None and verdict.undecided is None
+    assert verdict.checked == len(log)
+    assert verdict.explanation is not None
+    # the drift denial at line 10 needs a hidden change of x's record after line 7
+    assert any(
+        s.request.get("id") == "mcp.srv:x" and 7 <= s.after_line <= 8
+        and s.request["op"] in {"catalog_upsert", "catalog_insert"}
+        for s in verdict.explanation
+    )
+    assert replay(log, verdict.explanation) == []
+    # the replay can fail: without the hidden steps the recorded replies are not reproduced
+    assert replay(log, ()) != []
+
+
+def forged_authorization() -> list[RecordedLine]:
+    """Line 8 flipped: y, never activated in a set with an empty core, is authorized."""
+    log = without(FAITHFUL, CATALOG)
+    forged = {"ok": True, "tool": "mcp.srv:y", "basis": {"kind": "exact", "catalog_generation": 2}}
+    return [dataclasses.replace(x, reply=forged) if x.line == 8 else x for x in log]
+
+
+def test_a_forged_authorization_no_catalog_change_explains_fails_with_its_window() -> None:
+    verdict = check_partial(forged_authorization(), CATALOG, 2)
+    assert not verdict.consistent and verdict.undecided is None
+    # from the set's creation (empty core, nothing activated for y) to the forged reply; any
+    # shorter window starts from a world where y may already be activated
+    assert verdict.window == (4, 8)
+    assert verdict.checked == 6
+
+
+def test_zero_hidden_steps_is_complete_mode_on_the_recorded_kinds() -> None:
+    assert check_partial(FAITHFUL, frozenset(), 0).consistent
+    assert check_partial(FAITHFUL, CATALOG - {"catalog_insert", "catalog_upsert"}, 0).consistent
+    mutated = [
+        dataclasses.replace(x, reply={**x.reply, "stale": False}) if x.line == 11 else x
+        for x in FAITHFUL
+    ]
+    verdict = check_partial(mutated, frozenset(), 0)
+    assert not verdict.consistent and verdict.window is not None and verdict.window[1] == 11
+    # with the catalog lines removed and no hidden step allowed, the first grant is unexplained
+    verdict = check_partial(without(FAITHFUL, CATALOG), CATALOG, 0)
+    assert not verdict.consistent and verdict.window is not None and verdict.window[1] == 5
+
+
+def test_the_bound_is_a_bound() -> None:
+    """Two records must appear before the set is built (the grant at line 5 reports generation
+    2 and the set's pinned generation must match it): one hidden step per gap is too few."""
+    verdict = check_partial(without(FAITHFUL, CATALOG), CATALOG, 1)
+    assert not verdict.consistent
+    assert any("at most 1" in limit for limit in verdict.limits)
+
+
+def test_arguments_are_validated() -> None:
+    log = without(FAITHFUL, CATALOG)
+    with pytest.raises(UnknownKind, match="catalog_frobnicate"):
+        check_partial(log, frozenset({"catalog_frobnicate"}), 1)
+    with pytest.raises(UnsolvableKind, match="authorize"):
+        check_partial(log, frozenset({"authorize"}), 1)
+    with pytest.raises(NegativeBound):
+        check_partial(log, CATALOG, -1)
+    with pytest.raises(RecordedHiddenKind, match="line 2"):
+        check_partial(FAITHFUL, CATALOG, 1)
+    assert UnknownKind.code != NegativeBound.code
+    assert issubclass(UnknownKind, ValueError)
+    assert parse_kinds("catalog") == CATALOG
+    assert parse_kinds("catalog_remove,catalog_set_generation") == {
+        "catalog_remove",
+        "catalog_set_generation",
+    }
