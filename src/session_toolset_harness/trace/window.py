@@ -310,8 +310,8 @@ class Window:
         self.state = State(catalog, gen, st.calls, st.sets)
 
     def _fresh_args(self, kind: str, n: int) -> dict[str, Any]:
-        def c(name: str, sort: Any) -> Any:
-            return z3.Const(f"{kind}.{name}#{n}", sort)
+        def c(name: str, sort: Any) -> Any:  # one argument of a name per slot, shared by kinds
+            return z3.Const(f"{name}#{n}", sort)
 
         if kind == "catalog_set_generation":
             return {"value": c("value", z3.IntSort())}
@@ -329,7 +329,7 @@ class Window:
             args["has_replaced"] = c("has_replaced", z3.BoolSort())
             args["replaced"] = c("replaced", Tool)
         for term in args.values():
-            if term.sort() == Tool:
+            if term.sort() == Tool and not any(term.eq(t) for t in self.tool_terms):
                 self.facts.append(self.u.progressive_of(term))
                 self.tool_terms.append(term)
             elif term.sort() == Prov:
