@@ -14,17 +14,24 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "trace"))
 
-from partial_support import Request, record, session, without  # noqa: E402
+from partial_support import (  # type: ignore[import-not-found]
+    record,
+    session,
+    without,
+)
 
-from session_toolset_harness.trace.partial import CATALOG_GROUP, check_partial  # noqa: E402
+from session_toolset_harness.trace.partial import CATALOG_GROUP, check_partial
+
+Request = dict[str, Any]
 
 
 def world(n: int) -> list[Request]:
     tag = f"w{n}"
-    out = session(tag, ["x", "y"])
+    out: list[Request] = session(tag, ["x", "y"])
     gate = [
         {"op": "authorize", "set": f"{tag}-set", "tool": "mcp.srv:x"},
         {"op": "authorize", "set": f"{tag}-set", "tool": "mcp.srv:y"},

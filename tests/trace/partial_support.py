@@ -45,7 +45,12 @@ def session(tag: str, tools: list[str]) -> list[Request]:
     out += [insert(t, {"v": 1}) for t in tools]
     out += [
         {"op": "set_new", "name": f"{tag}-set", "session": f"s-{tag}", "core": []},
-        {"op": "issue_grant", "name": f"{tag}-g", "session": f"s-{tag}", "tool": f"mcp.srv:{first}"},
+        {
+            "op": "issue_grant",
+            "name": f"{tag}-g",
+            "session": f"s-{tag}",
+            "tool": f"mcp.srv:{first}",
+        },
         {"op": "activate", "set": f"{tag}-set", "grant": f"{tag}-g"},
         {"op": "authorize", "set": f"{tag}-set", "tool": f"mcp.srv:{first}"},
         {"op": "authorize", "set": f"{tag}-set", "tool": f"mcp.srv:{tools[-1]}"},

@@ -5,6 +5,9 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from session_toolset_model.world import World
+from session_toolset_model.world.fields import Fields
+from session_toolset_model.world.protocol import RecordInfo
 
 from session_toolset_harness.trace.logline import RecordedLine
 from session_toolset_harness.trace.partial import (
@@ -17,9 +20,6 @@ from session_toolset_harness.trace.partial import (
     check_partial,
     parse_kinds,
 )
-from session_toolset_model.world import World
-from session_toolset_model.world.fields import Fields
-from session_toolset_model.world.protocol import RecordInfo
 
 from .partial_support import record, session, without
 
@@ -78,7 +78,8 @@ def test_a_faithful_log_without_its_catalog_lines_passes_and_its_explanation_rep
     assert verdict.explanation is not None
     # the drift denial at line 10 needs a hidden change of x's record after line 7
     assert any(
-        s.request.get("id") == "mcp.srv:x" and 7 <= s.after_line <= 8
+        s.request.get("id") == "mcp.srv:x"
+        and 7 <= s.after_line <= 8
         and s.request["op"] in {"catalog_upsert", "catalog_insert"}
         for s in verdict.explanation
     )

@@ -38,7 +38,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import z3  # type: ignore[import-untyped]
-
 from session_toolset_model.values import Provenance, Source, source_trust
 from session_toolset_model.world import OutOfScope, World
 from session_toolset_model.world.digest import schema_digest
@@ -142,12 +141,15 @@ def check_partial(
                 f"({', '.join(HIDDEN_KINDS)})"
             )
     if isinstance(max_hidden, bool) or not isinstance(max_hidden, int) or max_hidden < 0:
-        raise NegativeBound(f"the hidden-step bound must be a non-negative integer, not {max_hidden!r}")
+        raise NegativeBound(
+            f"the hidden-step bound must be a non-negative integer, not {max_hidden!r}"
+        )
     recorded = list(lines)
     for line in recorded:
         if line.request.get("op") in unrecorded:
             raise RecordedHiddenKind(
-                f"line {line.line}: op {line.request['op']!r} is recorded but was declared unrecorded"
+                f"line {line.line}: op {line.request['op']!r} is recorded "
+                "but was declared unrecorded"
             )
     kinds = tuple(k for k in HIDDEN_KINDS if k in unrecorded)
     return _Checker(recorded, kinds, max_hidden).run(explain)
@@ -179,7 +181,10 @@ class _Checker:
                 if lines[i].request.get("op") == "reset":
                     start = i
                 self.snaps[i] = self.world.save()
-                if same(strip(lines[i].reply, lines[i].request.get("op")), self.world.handle(lines[i].request)):
+                if same(
+                    strip(lines[i].reply, lines[i].request.get("op")),
+                    self.world.handle(lines[i].request),
+                ):
                     i += 1
                     continue
                 self.world.restore(self.snaps[i])
@@ -231,7 +236,10 @@ class _Checker:
                 if not apply_hidden(world, step):
                     world.restore(self.snaps[s])
                     return False
-            if not same(strip(self.lines[j].reply, self.lines[j].request.get("op")), world.handle(self.lines[j].request)):
+            if not same(
+                strip(self.lines[j].reply, self.lines[j].request.get("op")),
+                world.handle(self.lines[j].request),
+            ):
                 world.restore(self.snaps[s])
                 return False
         for j in range(s, i + 1):
@@ -313,7 +321,9 @@ class _Names:
         return self.fresh[key], False
 
     def step(self, kind: str, args: dict[str, Any], after: int) -> HiddenStep:
-        ev = lambda t: self.model.eval(t, model_completion=True)  # noqa: E731
+        def ev(t: Any) -> Any:
+            return self.model.eval(t, model_completion=True)
+
         if kind == "catalog_set_generation":
             return HiddenStep(after, {"op": kind, "value": ev(args["value"]).as_long()})
         if kind == "catalog_rebase_past":

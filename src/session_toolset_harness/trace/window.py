@@ -24,14 +24,14 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import z3  # type: ignore[import-untyped]
-
 from session_toolset_model.algebra import MAX_GENERATION, Term
-from session_toolset_model.concrete import Act, CMap, Grant, Pin, Rec, SetRec
-from session_toolset_model.oracle import error_payload
+from session_toolset_model.concrete import CMap, Grant, Rec, SetRec
 from session_toolset_model.ops import OPS
+from session_toolset_model.oracle import error_payload
 from session_toolset_model.profiles import DEFAULT
 from session_toolset_model.state import Result, State, initial
 from session_toolset_model.values import PROGRESSIVE_CORE, Provenance, Source, source_trust
@@ -153,7 +153,7 @@ class Universe:
         return UNVERIFIED(h) == (h == self.prov(UNVERIFIED_PROV))
 
 
-class FiniteAlgebra(Z3Algebra):  # type: ignore[misc]
+class FiniteAlgebra(Z3Algebra):
     """`Z3Algebra` with maps over tools updated, and tools searched, over the tools a query
     names (`Window.domain`) instead of through quantified side definitions.
 
@@ -512,13 +512,17 @@ class Window:
             term = terms[key]
             if term is None:
                 return z3.BoolVal(False)
-            checks[key] = (
-                (lambda v, t=term: _tool(u, v, t)) if key == "tool" else (lambda v, t=term: _int(v, t))
-            )
+            checks[key] = partial(_tool, u, t=term) if key == "tool" else partial(_int, term=term)
         return z3.And(code == OUTCOME[error], self._fields(observed, checks, error=True))
 
     def _record(
-        self, kind: str, replaced: str | None, tool: str, digest: str, source: Source, prov: Provenance
+        self,
+        kind: str,
+        replaced: str | None,
+        tool: str,
+        digest: str,
+        source: Source,
+        prov: Provenance,
     ) -> tuple[Result, dict[str, Callable[[Any], Any]]]:
         u = self.u
         args = {
@@ -684,6 +688,7 @@ class Window:
 
 
 def _int(v: Any, term: Any) -> Any:
+    """``term`` equals the JSON integer ``v`` (false for any other JSON value)."""
     if isinstance(v, bool) or not isinstance(v, int):
         return z3.BoolVal(False)
     return term == v
@@ -693,15 +698,17 @@ def _bool(v: Any, term: Any) -> Any:
     return term == v if isinstance(v, bool) else z3.BoolVal(False)
 
 
-def _tool(u: Universe, v: Any, term: Any) -> Any:
-    return term == u.tool(v) if isinstance(v, str) else z3.BoolVal(False)
+def _tool(u: Universe, v: Any, t: Any) -> Any:
+    return t == u.tool(v) if isinstance(v, str) else z3.BoolVal(False)
 
 
 def _basis(v: Any, extras: dict[str, Any]) -> Any:
     if same(v, {"kind": "core"}):
         return extras["basis_core"]
     if isinstance(v, dict) and set(v) == {"kind", "catalog_generation"} and v["kind"] == "exact":
-        return z3.And(z3.Not(extras["basis_core"]), _int(v["catalog_generation"], extras["basis_gen"]))
+        return z3.And(
+            z3.Not(extras["basis_core"]), _int(v["catalog_generation"], extras["basis_gen"])
+        )
     return z3.BoolVal(False)
 
 
