@@ -47,7 +47,7 @@ from session_toolset_model.world.protocol import RecordInfo
 
 from .logline import RecordedLine
 from .plan import Unsupported
-from .window import HIDDEN_KINDS, Window, names_in, same, strip
+from .window import HIDDEN_KINDS, Window, same, strip
 
 CATALOG_GROUP = ("catalog_insert", "catalog_upsert", "catalog_remove", "catalog_rebase_past")
 """What ``--partial catalog`` names: SPEC.md's catalog mutations (the test seam
@@ -208,7 +208,7 @@ class _Checker:
         span = 1
         while True:
             s = max(start, i - span + 1)
-            w = Window(self.kinds, self.k, names_in(self.lines[s : i + 1], self.kinds))
+            w = Window(self.kinds, self.k, self.lines[s : i + 1])
             w.exact_start(self.snaps[s])
             self._encode(w, s, i)
             status, model = w.solve()
@@ -248,7 +248,7 @@ class _Checker:
 
     # -- the shortest unexplained window -------------------------------------------------------
     def _unexplained(self, s: int, i: int, start: int) -> bool:
-        w = Window(self.kinds, self.k, names_in(self.lines[s : i + 1], self.kinds))
+        w = Window(self.kinds, self.k, self.lines[s : i + 1])
         if s == start:
             w.exact_start(self.snaps[s])
         else:

@@ -36,7 +36,7 @@ from session_toolset_model.profiles import DEFAULT
 from session_toolset_model.state import Result, State, initial
 from session_toolset_model.values import PROGRESSIVE_CORE, Provenance, Source, source_trust
 from session_toolset_model.world.fields import Fields, ProtocolFault
-from session_toolset_model.world.identity import IdentityError
+from session_toolset_model.world.identity import IdentityError, parse_tool_id
 from session_toolset_model.z3_interp import (
     OUTCOME,
     PROGRESSIVE,
@@ -95,7 +95,10 @@ def same(a: Any, b: Any) -> bool:
 class Universe:
     """Distinct constants for the concrete values a query mentions."""
 
-    def __init__(self) -> None:
+    def __init__(self, progressive: bool) -> None:
+        """``progressive``: whether the query builds a progressive core (reads `progressive`);
+        only then are the fixed list's ids named."""
+        self.progressive = progressive
         self.consts: dict[str, dict[Any, Any]] = {
             "tool": {},
             "digest": {},
@@ -111,8 +114,9 @@ class Universe:
             "setname": SetName,
         }
         self._n = itertools.count()
-        for t in sorted(PROGRESSIVE_CORE):
-            self.tool(t)
+        if progressive:
+            for t in sorted(PROGRESSIVE_CORE):
+                self.tool(t)
         self.prov(UNVERIFIED_PROV)
 
     def _const(self, sort: str, value: Any) -> Any:
@@ -145,7 +149,10 @@ class Universe:
         return out
 
     def progressive_of(self, h: Any) -> Any:
-        """`progressive` of an arbitrary tool: one of the fixed list's ids."""
+        """`progressive` of an arbitrary tool: one of the fixed list's ids (unconstrained
+        when no line reads it)."""
+        if not self.progressive:
+            return z3.BoolVal(True)
         return PROGRESSIVE(h) == z3.Or(*(self.tool(t) == h for t in sorted(PROGRESSIVE_CORE)))
 
     def unverified_of(self, h: Any) -> Any:
@@ -198,12 +205,12 @@ def _cmap(m: CMap, key: Callable[[Any], Any], val: Callable[[Any], Any], base: A
 class Window:
     """One query: a start state, then recorded lines each preceded by hidden slots."""
 
-    def __init__(self, kinds: Sequence[str], max_hidden: int, tools: Iterable[str] = ()) -> None:
-        """``tools``: tool ids to name from the start (every tool the window's lines mention:
-        `names_in`)."""
+    def __init__(self, kinds: Sequence[str], max_hidden: int, lines: Sequence[RecordedLine]) -> None:
+        """``lines``: the window's recorded lines (their tool ids are named up front)."""
         self.kinds = tuple(kinds)
         self.max_hidden = max_hidden
-        self.u = Universe()
+        tools, progressive = names_in(lines)
+        self.u = Universe(progressive)
         for t in sorted(tools):
             self.u.tool(t)
         self.alg = FiniteAlgebra(self.domain)
@@ -675,7 +682,7 @@ class Window:
 
     def solve(self) -> tuple[str, Any]:
         """``("sat", model)``, ``("unsat", None)`` or ``("unknown", reason)``."""
-        solver = z3.Solver()
+        solver = z3.SimpleSolver()
         solver.set("random_seed", 0)
         solver.set("rlimit", RLIMIT)
         solver.add(*self.u.axioms(), *self.facts, *self.alg.defs)
@@ -756,10 +763,31 @@ def _no_set() -> Any:
     return z3.FreshConst(SetName, "none")
 
 
-def names_in(lines: Iterable[RecordedLine], kinds: Sequence[str]) -> set[str]:
-    """Every tool id the lines' requests and replies mention (read by encoding them once)."""
-    w = Window(kinds, 0)
-    w.free_start()
+def names_in(lines: Iterable[RecordedLine]) -> tuple[set[str], bool]:
+    """Every string of the lines' requests and replies that parses as a ToolId (a string that
+    is not one only widens the domain), and whether a line builds a progressive core."""
+    out: set[str] = set()
+    progressive = False
+
+    def walk(v: Any) -> None:
+        if isinstance(v, str):
+            try:
+                out.add(parse_tool_id(v))
+            except IdentityError:
+                pass
+        elif isinstance(v, dict):
+            for key, x in v.items():
+                if key != "message":
+                    walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+
     for line in lines:
-        w.recorded(line)
-    return set(w.u.consts["tool"])
+        walk(line.request)
+        walk(line.reply)
+        op = line.request.get("op")
+        progressive |= op == "set_progressive_core" or (
+            op == "rebuild" and line.request.get("progressive") is not False
+        )
+    return out, progressive
