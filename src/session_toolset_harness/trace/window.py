@@ -668,6 +668,24 @@ class Window:
         return z3.And(*out)
 
     # -- solving ---------------------------------------------------------------------------
+    def _fewest(self, solver: Any, model: Any) -> Any:
+        """A model with as few hidden steps as the solver finds within its limit: fewer
+        gratuitous catalog changes leave the concrete replay closer to the recorded world."""
+        used = _used(self.slots)
+        found = model.eval(used, model_completion=True).as_long()
+        for bound in range(found):
+            solver.push()
+            solver.add(used <= bound)
+            verdict = solver.check()
+            if verdict == z3.sat:
+                model = solver.model()
+                solver.pop()
+                return model
+            solver.pop()
+            if verdict != z3.unsat:
+                break
+        return model
+
     def domain(self) -> list[Any]:
         """The tools the query names so far: the window's own ids (registered up front), the
         start world's, and every hidden step's or free grant's tool term.
@@ -688,10 +706,14 @@ class Window:
         solver.add(*self.u.axioms(), *self.facts, *self.alg.defs)
         verdict = solver.check()
         if verdict == z3.sat:
-            return "sat", solver.model()
+            return "sat", self._fewest(solver, solver.model())
         if verdict == z3.unsat:
             return "unsat", None
         return "unknown", solver.reason_unknown()
+
+
+def _used(slots: list[Slot]) -> Any:
+    return z3.Sum(*(z3.If(slot.choice == 0, 0, 1) for slot in slots)) if slots else z3.IntVal(0)
 
 
 def _int(v: Any, term: Any) -> Any:
