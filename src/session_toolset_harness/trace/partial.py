@@ -285,7 +285,7 @@ class _Checker:
             choice = model.eval(slot.choice, model_completion=True).as_long()
             if choice == 0:
                 continue
-            kind = self.kinds[choice - 1]
+            kind = w.kinds[choice - 1]
             j = s + slot.gap
             after = self.lines[j - 1].line if j > 0 else 0
             out.setdefault(j, []).append(names.step(kind, slot.args[kind], after))

@@ -208,6 +208,9 @@ class Window:
     def __init__(self, kinds: Sequence[str], max_hidden: int, lines: Sequence[RecordedLine]) -> None:
         """``lines``: the window's recorded lines (their tool ids are named up front)."""
         self.kinds = tuple(kinds)
+        if "catalog_upsert" in self.kinds:  # an upsert replacing nothing is an insert
+            self.kinds = tuple(k for k in self.kinds if k != "catalog_insert")
+        """The kinds a slot chooses among (``Slot.choice`` indexes them)."""
         self.max_hidden = max_hidden
         tools, progressive = names_in(lines)
         self.u = Universe(progressive)
@@ -703,6 +706,7 @@ class Window:
         solver = z3.SimpleSolver()
         solver.set("random_seed", 0)
         solver.set("rlimit", RLIMIT)
+        solver.set("smt.relevancy", 0)  # measured: ten times faster on the slot-heavy queries
         solver.add(*self.u.axioms(), *self.facts, *self.alg.defs)
         verdict = solver.check()
         if verdict == z3.sat:
