@@ -41,8 +41,8 @@ import z3  # type: ignore[import-untyped]
 from session_toolset_model.values import Provenance, Source, source_trust
 from session_toolset_model.world import OutOfScope, World
 from session_toolset_model.world.digest import schema_digest
-from session_toolset_model.world.fields import Fields
-from session_toolset_model.world.identity import unclassified
+from session_toolset_model.world.fields import Fields, ProtocolFault
+from session_toolset_model.world.identity import IdentityError, unclassified
 from session_toolset_model.world.protocol import RecordInfo
 
 from .logline import RecordedLine
@@ -165,6 +165,16 @@ class _Checker:
         self.hidden: dict[int, list[HiddenStep]] = {}
         self.schemas: dict[str, Any] = {}
         self.limits = (LIMITS[0].format(k=k), *LIMITS[1:])
+        self.shown: dict[str, list[tuple[int, Source]]] = {}
+        """The sources ``catalog_state`` replies show per tool id, by line index: a hidden
+        record takes the one shown next, when its trust fits (a witness needs it verbatim)."""
+        for index, line in enumerate(lines):
+            if line.request.get("op") == "catalog_state" and line.reply.get("ok") is True:
+                records = line.reply.get("records")
+                for rec in records if isinstance(records, list) else []:
+                    source = source_of(rec.get("source")) if isinstance(rec, dict) else None
+                    if source is not None and isinstance(rec.get("id"), str):
+                        self.shown.setdefault(rec["id"], []).append((index, source))
 
     def verdict(self, checked: int, **kw: Any) -> PartialVerdict:
         kw.setdefault("consistent", False)
@@ -279,7 +289,7 @@ class _Checker:
 
     # -- reading a model ---------------------------------------------------------------------
     def _read(self, w: Window, model: Any, s: int) -> dict[int, list[HiddenStep]]:
-        names = _Names(w, model, self.schemas)
+        names = _Names(w, model, self.schemas, self.shown)
         out: dict[int, list[HiddenStep]] = {}
         for slot in w.slots:
             choice = model.eval(slot.choice, model_completion=True).as_long()
@@ -288,15 +298,21 @@ class _Checker:
             kind = w.kinds[choice - 1]
             j = s + slot.gap
             after = self.lines[j - 1].line if j > 0 else 0
-            out.setdefault(j, []).append(names.step(kind, slot.args[kind], after))
+            out.setdefault(j, []).append(names.step(kind, slot.args[kind], after, j))
         return out
 
 
 class _Names:
     """Concrete values for a model's terms: the log's own where equal, fresh ones otherwise."""
 
-    def __init__(self, w: Window, model: Any, schemas: dict[str, Any]) -> None:
-        self.w, self.model, self.schemas = w, model, schemas
+    def __init__(
+        self,
+        w: Window,
+        model: Any,
+        schemas: dict[str, Any],
+        shown: dict[str, list[tuple[int, Source]]],
+    ) -> None:
+        self.w, self.model, self.schemas, self.shown = w, model, schemas, shown
         self.fresh: dict[tuple[str, str], Any] = {}
 
     def _value(self, sort: str, term: Any) -> tuple[Any, bool]:
@@ -320,7 +336,7 @@ class _Names:
                 self.fresh[key] = Provenance("extension_manifest", f"hidden-{n}")
         return self.fresh[key], False
 
-    def step(self, kind: str, args: dict[str, Any], after: int) -> HiddenStep:
+    def step(self, kind: str, args: dict[str, Any], after: int, index: int) -> HiddenStep:
         def ev(t: Any) -> Any:
             return self.model.eval(t, model_completion=True)
 
@@ -338,12 +354,26 @@ class _Names:
         if kind == "catalog_upsert":
             has = z3.is_true(ev(args["has_replaced"]))
             request["replaced"] = self._value("tool", args["replaced"])[0] if has else None
-        source = source_for(trust, prov)
+        later = [src for i, src in self.shown.get(tool, []) if i >= index]
+        if later and source_trust(later[0], prov) == trust:
+            source = later[0]
+        else:
+            source = source_for(trust, prov)
         request |= {"id": tool, "source": source.to_json(), "provenance": prov.to_json()}
         if digest in self.schemas:
             request["schema"] = self.schemas[digest]
             return HiddenStep(after, request)
         return HiddenStep(after, request, digest)
+
+
+def source_of(reply: Any) -> Source | None:
+    """A SOURCE as a reply shows it (a builtin one without its name)."""
+    if same(reply, {"kind": "builtin"}):
+        return Source("builtin", "", "hidden")
+    try:
+        return Fields({"s": reply}).source("s")
+    except (ProtocolFault, IdentityError):
+        return None
 
 
 def source_for(trust: str, prov: Provenance) -> Source:

@@ -205,7 +205,9 @@ def _cmap(m: CMap, key: Callable[[Any], Any], val: Callable[[Any], Any], base: A
 class Window:
     """One query: a start state, then recorded lines each preceded by hidden slots."""
 
-    def __init__(self, kinds: Sequence[str], max_hidden: int, lines: Sequence[RecordedLine]) -> None:
+    def __init__(
+        self, kinds: Sequence[str], max_hidden: int, lines: Sequence[RecordedLine]
+    ) -> None:
         """``lines``: the window's recorded lines (their tool ids are named up front)."""
         self.kinds = tuple(kinds)
         if "catalog_upsert" in self.kinds:  # an upsert replacing nothing is an insert
