@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import json
+from importlib.resources import files
 
 import pytest
 from session_toolset_model.world import World
@@ -21,13 +24,14 @@ from session_toolset_harness.trace.partial import (
     parse_kinds,
 )
 
-from .partial_support import record, session, without
+from .partial_support import Request, record, session, without
 
 CATALOG = frozenset(CATALOG_GROUP)
 
 
 def strip(reply: dict[str, object]) -> dict[str, object]:
-    return {k: v for k, v in reply.items() if k != "message"}
+    """What a reply must match: its message and hello's implementation name are free text."""
+    return {k: v for k, v in reply.items() if k not in {"message", "implementation"}}
 
 
 def replay(lines: list[RecordedLine], steps: tuple[HiddenStep, ...]) -> list[int]:
@@ -149,3 +153,55 @@ def test_arguments_are_validated() -> None:
         "catalog_remove",
         "catalog_set_generation",
     }
+
+
+CHANGES = frozenset({"catalog_upsert", "catalog_remove", "catalog_rebase_past"})
+"""Catalog changes after the initial inserts: what a runtime that logs its start-up catalog but
+not its later changes leaves out."""
+
+
+def vector_requests(name: str) -> list[Request]:
+    folder = files("session_toolset_harness") / "vectors"
+    steps = json.loads((folder / name).read_text(encoding="utf-8"))["steps"]
+    return [step["send"] for step in steps]
+
+
+def burst(lines: list[RecordedLine], kinds: frozenset[str]) -> int:
+    """The longest run of consecutive lines of ``kinds``: hidden steps needed in one gap."""
+    ops = [line.request.get("op") in kinds for line in lines]
+    return max((len(list(g)) for hidden, g in itertools.groupby(ops) if hidden), default=0)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "hazards/activation.survives_reinsertion.json",
+        "hazards/gate.source_swap_within_provenance.json",
+        "hazards/grant.refused_after_catalog_change.json",
+        "rebuild/drops-untrusted-and-source-drift.json",
+        "rebuild/unrelated-drift-carries.json",
+        "revoke/exact.json",
+        "sets/progressive-core.json",
+    ],
+)
+def test_corpus_transcripts_without_their_catalog_changes_pass(name: str) -> None:
+    lines = record(vector_requests(name))
+    log = without(lines, CHANGES)
+    assert len(log) < len(lines)
+    verdict = check_partial(log, CHANGES, burst(lines, CHANGES), explain=True)
+    assert verdict.consistent, verdict
+    assert verdict.explanation is not None
+    assert replay(log, verdict.explanation) == []
+
+
+def test_a_generated_long_session_without_its_catalog_lines_passes() -> None:
+    requests: list[Request] = []
+    for n in range(3):
+        requests += session(f"w{n}", ["x", "y"])
+        requests += [{"op": "authorize", "set": f"w{n}-set", "tool": "mcp.srv:y"}] * 20
+    lines = record(requests)
+    log = without(lines, CATALOG)
+    verdict = check_partial(log, CATALOG, 2, explain=True)
+    assert verdict.consistent and verdict.checked == len(log)
+    assert verdict.explanation is not None
+    assert replay(log, verdict.explanation) == []
