@@ -21,6 +21,7 @@ module only supplies the arguments and states what each recorded reply says abou
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -799,10 +800,8 @@ def names_in(lines: Iterable[RecordedLine]) -> tuple[set[str], bool]:
 
     def walk(v: Any) -> None:
         if isinstance(v, str):
-            try:
+            with contextlib.suppress(IdentityError):
                 out.add(parse_tool_id(v))
-            except IdentityError:
-                pass
         elif isinstance(v, dict):
             for key, x in v.items():
                 if key != "message":
