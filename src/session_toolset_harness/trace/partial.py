@@ -24,8 +24,13 @@ How it stays fast (most lines never reach the solver):
    so "unexplained" is a proof about the window alone; a window at the world's start starts from
    the exact state.
 
-Queries are fresh solvers with a fixed seed and a deterministic ``rlimit`` (`window.RLIMIT`),
-never a wall-clock timeout; ``unknown`` makes the verdict undecided, never consistent.  A
+Each query is small and quantifier-free: only the tools the window names are tools at all
+(`window.Window.domain` says why no explanation is lost), map updates run over them, and a hidden
+slot's kinds share their arguments (an upsert replacing nothing stands for an insert).  Among the
+models found, one with the fewest hidden steps is taken, so the concrete world drifts as little
+as possible from the runtime's.  Queries are fresh solvers with a fixed seed and a deterministic
+``rlimit`` (`window.RLIMIT`), never a wall-clock timeout; ``unknown`` makes the verdict
+undecided, never consistent.  A
 consistent verdict always has a witness that was replayed concretely; an inconsistent one has an
 unsat proof.  Greedy choices (zero hidden steps while they suffice, the first model found) cost
 only time: every failure is re-examined from the exact start of the world before it is reported.
