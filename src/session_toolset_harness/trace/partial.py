@@ -173,7 +173,13 @@ class _Checker:
         self.shown: dict[str, list[tuple[int, Source]]] = {}
         """The sources ``catalog_state`` replies show per tool id, by line index: a hidden
         record takes the one shown next, when its trust fits (a witness needs it verbatim)."""
+        self.named: dict[str, list[tuple[int, str]]] = {}
+        """The runtime names ``resolve`` replies show per tool id, by line index."""
         for index, line in enumerate(lines):
+            runtime_name, tool = line.reply.get("runtime_name"), line.reply.get("tool")
+            resolved = line.request.get("op") == "resolve" and line.reply.get("ok") is True
+            if resolved and isinstance(runtime_name, str) and isinstance(tool, str):
+                self.named.setdefault(tool, []).append((index, runtime_name))
             if line.request.get("op") == "catalog_state" and line.reply.get("ok") is True:
                 records = line.reply.get("records")
                 for rec in records if isinstance(records, list) else []:
@@ -294,7 +300,7 @@ class _Checker:
 
     # -- reading a model ---------------------------------------------------------------------
     def _read(self, w: Window, model: Any, s: int) -> dict[int, list[HiddenStep]]:
-        names = _Names(w, model, self.schemas, self.shown)
+        names = _Names(w, model, self.schemas, self.shown, self.named)
         out: dict[int, list[HiddenStep]] = {}
         for slot in w.slots:
             choice = model.eval(slot.choice, model_completion=True).as_long()
@@ -316,8 +322,10 @@ class _Names:
         model: Any,
         schemas: dict[str, Any],
         shown: dict[str, list[tuple[int, Source]]],
+        named: dict[str, list[tuple[int, str]]],
     ) -> None:
         self.w, self.model, self.schemas, self.shown = w, model, schemas, shown
+        self.named = named
         self.fresh: dict[tuple[str, str], Any] = {}
 
     def _value(self, sort: str, term: Any) -> tuple[Any, bool]:
@@ -365,6 +373,9 @@ class _Names:
         else:
             source = source_for(trust, prov)
         request |= {"id": tool, "source": source.to_json(), "provenance": prov.to_json()}
+        runtime_names = [name for i, name in self.named.get(tool, []) if i >= index]
+        if runtime_names:
+            request["runtime_name"] = runtime_names[0]
         if digest in self.schemas:
             request["schema"] = self.schemas[digest]
             return HiddenStep(after, request)
@@ -415,7 +426,7 @@ def apply_hidden(world: World, step: HiddenStep) -> bool:
         code, _ = world.oracle.catalog_insert(tool, step.digest, source, prov)
     if code != "ok":
         return False
-    world.records[tool] = RecordInfo(source, tool)
+    world.records[tool] = RecordInfo(source, step.request.get("runtime_name", tool))
     present = world.observe()["records"]
     world.records = {t: info for t, info in world.records.items() if t in present}
     return True

@@ -41,7 +41,8 @@ class Plan:
     reply: Reply | None
     """The reply when every lookup succeeds and the world is not consulted."""
     call: tuple[str, tuple[Any, ...]] | None
-    """The oracle method (or ``reset``, ``snapshot``, ``catalog_state``, ``factory_calls``)."""
+    """The oracle method (or ``reset``, ``snapshot``, ``catalog_state``, ``factory_calls``, or
+    ``wire``: the answer depends on runtime names, which the model does not keep)."""
     forged: tuple[str, Grant] | None = None
     """A grant `forge_grant` names (written only when the reply is a success)."""
 
@@ -107,7 +108,7 @@ class _Probe(World):
         return _Observation(self.lookups)  # type: ignore[return-value]
 
     def live(self) -> Any:
-        raise Unsupported("resolving a wire name reads runtime names the model does not keep")
+        raise _Call("wire", ())
 
     def _set(self, f: Fields, name: str = "set") -> str:
         set_name = f.string(name)

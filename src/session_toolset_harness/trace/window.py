@@ -368,11 +368,17 @@ class Window:
                     name, grant = p.forged
                     self.grants[name] = (z3.BoolVal(True), self._grant(grant))
             return
+        method, args = p.call
+        if method == "wire":  # runtime names are not modelled: the line constrains nothing
+            if line.request.get("op") == "authorize_wire":  # it may have called a factory
+                st = self.state
+                calls = z3.Const(f"calls#{next(self.u._n)}", st.calls.sort())
+                self.state = State(st.catalog, st.gen, calls, st.sets)
+            return
         if protocol:  # the model never answers Protocol: a lookup failed, nothing changed
             self.facts.append(z3.Not(all_exist))
             return
         self.facts.append(all_exist)
-        method, args = p.call
         self.facts.append(self._call(method, args, observed))
         if method == "issue_grant" and observed.get("ok") is True:
             assert self.last is not None
