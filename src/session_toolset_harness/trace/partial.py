@@ -67,6 +67,8 @@ LIMITS = (
     "themselves (their replies, or whether they happened as the explanation says)",
     "hidden records are solved for at the model's abstraction (digest, provenance, source trust): "
     "their schema text, source, runtime name, summary and tags are not determined",
+    "resolve and authorize_wire lines depend on runtime names, which the model does not keep: "
+    "they never make a log inconsistent, only an explanation must reproduce them",
     "a log that does not begin with reset is assumed to start from a fresh world",
 )
 
