@@ -12,6 +12,7 @@ from session_toolset_model.world import World
 from session_toolset_model.world.fields import Fields
 from session_toolset_model.world.protocol import RecordInfo
 
+from session_toolset_harness.trace import window
 from session_toolset_harness.trace.logline import RecordedLine
 from session_toolset_harness.trace.partial import (
     CATALOG_GROUP,
@@ -205,3 +206,12 @@ def test_a_generated_long_session_without_its_catalog_lines_passes() -> None:
     assert verdict.consistent and verdict.checked == len(log)
     assert verdict.explanation is not None
     assert replay(log, verdict.explanation) == []
+
+
+def test_a_solver_that_gives_up_leaves_the_verdict_undecided(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(window, "RLIMIT", 1)
+    verdict = check_partial(without(FAITHFUL, CATALOG), CATALOG, 2)
+    assert not verdict.consistent and verdict.window is None
+    assert verdict.undecided is not None and "gave up" in verdict.undecided
