@@ -335,20 +335,14 @@ class _Names:
             if z3.is_true(self.model.eval(const == term, model_completion=True)):
                 return value, True
         key = (sort, str(self.model.eval(term, model_completion=True)))
-        if key not in self.fresh:
-            n = len(self.fresh) + 1
-            if sort == "tool":
-                taken = set(self.w.u.consts["tool"])
-                while unclassified(f"hidden-{n}") in taken:
-                    n += 1
-                self.fresh[key] = unclassified(f"hidden-{n}")
-            elif sort == "digest":
-                schema = {"hidden_schema": n}
-                digest = schema_digest(schema)
-                self.schemas[digest] = schema
-                self.fresh[key] = digest
-            else:
-                self.fresh[key] = Provenance("extension_manifest", f"hidden-{n}")
+        if key not in self.fresh:  # a value no constant of the query and no other fresh one has
+            taken = set(self.w.u.consts[sort]) | set(self.fresh.values())
+            n = 1
+            while (fresh := _fresh_value(sort, n)) in taken:
+                n += 1
+            if sort == "digest":
+                self.schemas[fresh] = {"hidden_schema": n}
+            self.fresh[key] = fresh
         return self.fresh[key], False
 
     def step(self, kind: str, args: dict[str, Any], after: int, index: int) -> HiddenStep:
@@ -382,6 +376,14 @@ class _Names:
             request["schema"] = self.schemas[digest]
             return HiddenStep(after, request)
         return HiddenStep(after, request, digest)
+
+
+def _fresh_value(sort: str, n: int) -> Any:
+    if sort == "tool":
+        return unclassified(f"hidden-{n}")
+    if sort == "digest":
+        return schema_digest({"hidden_schema": n})
+    return Provenance("extension_manifest", f"hidden-{n}")
 
 
 def source_of(reply: Any) -> Source | None:
