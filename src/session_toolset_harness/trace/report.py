@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from ..conform.jsonio import render
-from ..envelope import tool_version
 from ..conform.junit import xml_safe
+from ..envelope import tool_version
 from .complete import Violation
 from .run import TraceResult
 
