@@ -38,6 +38,24 @@ BUGS = [
         "        return value",
     ),
     (
+        "list-elements-parsed-last-first",
+        "fields/list-elements-in-list-order",
+        "adapter/fields.py",
+        "        return [ToolId.parse(text) for text in self.strings(name)]",
+        "        return [ToolId.parse(text) for text in self.strings(name)[::-1]][::-1]",
+    ),
+    (
+        "upsert-generation-checked-before-duplicate",
+        "catalog/upsert-null-is-insert",
+        "catalog.py",
+        "        if replaced != record.id and record.id in self._records:\n"
+        "            raise CatalogDuplicateToolId(record.id.text)\n"
+        "        nxt = self._next_generation()\n",
+        "        nxt = self._next_generation()\n"
+        "        if replaced != record.id and record.id in self._records:\n"
+        "            raise CatalogDuplicateToolId(record.id.text)\n",
+    ),
+    (
         "source-kind-case-folded",
         "fields/kind-case-sensitive",
         "adapter/fields.py",

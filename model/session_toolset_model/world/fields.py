@@ -78,6 +78,7 @@ class Fields:
         return value
 
     def strings(self, name: str) -> list[str]:
+        """A list field, typed as a whole (a list of strings) before any element is used."""
         value = self.value(name)
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ProtocolFault(f"field {name!r} must be a list of strings")
@@ -91,6 +92,7 @@ class Fields:
         return None if text is None else identity.parse_tool_id(text)
 
     def tools(self, name: str) -> list[str]:
+        """The whole list typed first, then each element parsed in list order."""
         return [identity.parse_tool_id(t) for t in self.strings(name)]
 
     def session(self, name: str) -> str:

@@ -139,6 +139,7 @@ class Request:
         return SessionId.parse(self.string(name))
 
     def strings(self, name: str) -> list[str]:
+        """A list field, typed as a whole (an array of strings) before any element is used."""
         value = self._required(name)
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise self._wrong(name, "an array of strings", value)
@@ -149,6 +150,7 @@ class Request:
         return self.strings(name) if name in self._fields else []
 
     def tool_ids(self, name: str) -> list[ToolId]:
+        """The whole list typed first, then each element parsed in list order."""
         return [ToolId.parse(text) for text in self.strings(name)]
 
     # --- sources and provenances ----------------------------------------------------------

@@ -155,6 +155,40 @@ def _upsert() -> Vector:
     return v
 
 
+def _upsert_null() -> Vector:
+    v = Vector(
+        f"{G}/upsert-null-is-insert",
+        "upsert with replaced null replaces nothing: it behaves as insert, side by side with it "
+        "here - a new id is stored with one generation step and nothing dropped; a present id "
+        "is DuplicateToolId whatever the record's schema or source, and at generation 2^64-1 "
+        "still DuplicateToolId (checked before GenerationExhausted, as for insert), a new id "
+        "GenerationExhausted; nothing changes.",
+        ("catalog", "upsert", "boundary", "no-partial-mutation"),
+    )
+    insert(v, BASH, 1)
+    upsert(v, None, LOOKUP, 2)
+    state(v, 2, [BASH, LOOKUP])
+    bash2 = drifted(BASH, {"type": "object", "v": 2})
+    other = Rec(src_builtin("other"), P_BUILTIN, {"type": "object"}, explicit_id=LOOKUP.id)
+    for generation in (2, U64_MAX):
+        if generation == U64_MAX:
+            v.ok("catalog_set_generation", {"generation": U64_MAX}, value=U64_MAX)
+        for rec in (BASH, bash2, other):
+            dup = {"tool": rec.id}
+            v.fail("catalog_insert", "CatalogError.DuplicateToolId", dup, **rec.request())
+            v.fail(
+                "catalog_upsert",
+                "CatalogError.DuplicateToolId",
+                dup,
+                replaced=None,
+                **rec.request(),
+            )
+        state(v, generation, [BASH, LOOKUP])
+    v.fail("catalog_insert", "CatalogError.GenerationExhausted", **NOTE.request())
+    v.fail("catalog_upsert", "CatalogError.GenerationExhausted", replaced=None, **NOTE.request())
+    return state(v, U64_MAX, [BASH, LOOKUP])
+
+
 def _remove() -> Vector:
     v = Vector(
         f"{G}/remove",
@@ -252,6 +286,7 @@ def vectors() -> list[Vector]:
         _duplicate(),
         _explicit_id(),
         _upsert(),
+        _upsert_null(),
         _remove(),
         _exhausted(),
         _rebase(),

@@ -371,6 +371,40 @@ def _lists_typed_first() -> Vector:
         for authority in ("model_confirmed", "unauthorized"):
             v.protocol({"op": "activate_model", "set": "A", "authority": authority, "tools": tools})
     v.protocol({"op": "activate_many", "set": "A", "grants": ["g", 5]})
+    # an element that fails parsing or lookup alone does not decide before a wrong-typed one
+    v.protocol({"op": "set_new", "name": "N", "session": "s-n", "core": ["bad id", 7]})
+    v.protocol({"op": "activate_many", "set": "A", "grants": ["unknown-name", 5]})
+    for op in ("catalog_insert", "catalog_upsert"):
+        replaced: Obj = {"replaced": None} if op == "catalog_upsert" else {}
+        v.protocol({"op": op, **replaced, **NEW.request(), "tags": ["t", 1]})
+    return _untouched(v, ("N",))
+
+
+def _lists_in_order() -> Vector:
+    v = Vector(
+        f"{G}/list-elements-in-list-order",
+        "Once a list field is typed as a whole, its elements are parsed or looked up in list "
+        "order and the first faulty one decides: core or tools of ['BAD', ''] is "
+        "ToolIdError.MissingNamespace and of ['', 'BAD'] ToolIdError.Empty, a valid or unknown "
+        "id before them changes nothing, and it comes before the operation (UnknownCoreTool, "
+        "ConfirmationRequired); grants with an unknown name anywhere is Protocol and activates "
+        "none of the others; nothing changes.",
+        ("protocol", "field-errors", "check-order"),
+    )
+    _world(v)
+    orders: list[tuple[list[Json], str]] = [
+        (["BAD", ""], "ToolIdError.MissingNamespace"),
+        (["", "BAD"], "ToolIdError.Empty"),
+        ([BASH.id, "BAD", ""], "ToolIdError.MissingNamespace"),
+        (["mcp.gone:tool", "", "BAD"], "ToolIdError.Empty"),
+    ]
+    for ids, code in orders:
+        v.fail("set_new", code, name="N", session="s-n", core=ids)
+        for authority in ("model_confirmed", "unauthorized"):
+            v.fail("activate_model", code, set="A", authority=authority, tools=ids)
+    for names in (["g", "missing"], ["missing", "g"], ["g", "g", "missing"]):
+        v.protocol({"op": "activate_many", "set": "A", "grants": names})
+    snapshot(v, "A", "s-a", GEN, 0, [BASH], [])
     return _untouched(v, ("N",))
 
 
@@ -401,6 +435,7 @@ def vectors() -> list[Vector]:
     return [
         *_orders(),
         _lists_typed_first(),
+        _lists_in_order(),
         _kinds_case_sensitive(),
         _null_refused(),
         _null_accepted(),
