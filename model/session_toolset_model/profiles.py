@@ -76,6 +76,24 @@ MUTANTS: dict[str, str] = {
     # found by a red-team review: refuted by no proof row before `batch_outcome.*`
     "bulk_already_activated_session_wide": "in batches of at least two, AlreadyActivated also "
     "looks at other sets of the session",
+    # bugs only a functional specification refutes (each by its `functional.*` obligation)
+    "insert_stores_trusted": "insert records every new record as trusted",
+    "upsert_keeps_replaced": "upsert stores the record but does not drop `replaced`",
+    "remove_keeps_record": "remove advances the generation but keeps the record",
+    "rebase_clears_catalog": "rebase_past empties the catalog",
+    "set_new_core_skips_last": "new() pins every core id but the last",
+    "progressive_core_is_default": "progressive_core_for_catalog builds the default core",
+    "route_fallback_progressive": "route's fallback builds a progressive core",
+    "rebuild_core_always_default": "rebuild derives the default core even when asked for the "
+    "progressive one",
+    "rebuild_schemagen_always_advances": "a carry-forward rebuild advances schema_generation even "
+    "when nothing was dropped",
+    "gate_basis_always_core": "the gate reports basis Core for an authorized activated tool",
+    "gate_untrusted_as_mismatch": "the gate denies an untrusted record as SourceProvenanceMismatch",
+    "issuance_untrusted_as_mismatch": "issuance refuses an untrusted record as "
+    "SourceProvenanceMismatch",
+    "issue_grant_next_generation": "issue_exact_grant grants at the next generation",
+    "user_issuance_as_bulk": "activate_exact_for_user reports issuance trust errors as Bulk errors",
 }
 
 

@@ -30,6 +30,7 @@ from session_toolset_model.z3_interp import Z3Algebra, Z3Seq
 from . import interp
 from . import postconditions as pc
 from .encode import invariant
+from .functional import obligation as functional
 from .steps import FINITE_STATES, SEARCH_BOUND, Query, Step, sel, step
 
 __all__ = [
@@ -121,12 +122,14 @@ def case_description(name: str) -> str:
             and not (name.endswith("catalog_upsert") and "advances" in name)
         ):
             return _SUCCESS[name[len(prefix) :]]
+    if name.startswith("functional."):
+        return functional.CASES[name[len("functional.") :]]
     return next(text for prefix, text in _CASES if name.startswith(prefix))
 
 
 EXPECTED_PROFILE_REFUTATIONS: dict[str, tuple[str, ...]] = {
-    "per-tool-digest": ("gate.soundness",),
-    "generation-strict": ("gate.exactness",),
+    "per-tool-digest": ("gate.soundness", "functional.authorize"),
+    "generation-strict": ("gate.exactness", "functional.authorize"),
 }
 
 
@@ -912,6 +915,17 @@ def _all() -> list[Obligation]:
             ("z3_first_occ_any",),
         ),
     ]
+    for name, op, case in functional.names():
+        obs.append(
+            Obligation(
+                f"functional.{name}",
+                "functional",
+                "transition postcondition",
+                op,
+                functional.equal(op, case),
+                functional.MUTANTS[name],
+            )
+        )
     return obs
 
 
