@@ -477,7 +477,16 @@ def _rebuild_parts(s: Step, t: Any) -> dict[str, Any]:
         "new_act": sel(S.set_acts(new), t),
         "rec": rec,
         "matches": matches,
-        "now_core": P.is_Pin(sel(S.set_core(new), t)),
+        # SPEC.md §3: "The core is derived as a fresh progressive/default build would" - from
+        # the catalog, never read from the rebuilt set the model returns
+        "now_core": z3.And(
+            R.is_Rec(rec),
+            z3.If(
+                s.args["progressive"],
+                zi.PROGRESSIVE(t),
+                z3.Not(zi.UNVERIFIED(R.rec_prov(rec))),
+            ),
+        ),
     }
 
 

@@ -13,11 +13,12 @@ from typing import Any
 
 import z3  # type: ignore[import-untyped]
 from session_toolset_model import z3_interp as zi
-from session_toolset_model.algebra import MAX_GENERATION, seq_contains
+from session_toolset_model.algebra import MAX_GENERATION
 from session_toolset_model.profiles import Variant
 from session_toolset_model.state import State, same
 from session_toolset_model.z3_interp import Z3Algebra
 
+from .functional.common import BOUND, occurrence
 from .steps import SEARCH_BOUND, Query, Step, sel, step
 
 S = zi.SetOpt
@@ -318,17 +319,28 @@ def _seq_all(seq: Any, body: Callable[[Any, Any], Any]) -> Any:
     return z3.ForAll([i], z3.Implies(z3.And(i >= 0, i < seq.length), body(i, seq.at(i))))
 
 
-def _nothing_else(s: Step, seq: Any, key: str, before: Any, after: Any) -> Any:
+def _nothing_else(s: Step, seq: Any, key: str, before: Any, after: Any, defs: list[Any]) -> Any:
     """Every tool that no element of ``seq`` names keeps its activation slot as before.
 
-    "Names" is `algebra.seq_contains` (the first-occurrence symbol whose side definition
-    `interp.seq_first_index_exact` checks against the loop): an existential under the
+    "Names" is the specification's own first occurrence (`functional.common.occurrence`, a
+    symbol with its definition added to ``defs``), never the model's: an existential under the
     universal would leave Z3 a quantifier alternation that it gives up on."""
+    token = BOUND.set(SEARCH_BOUND.get())
+    try:
+        listed = occurrence("named", lambda i: _key(seq.at(i), key), seq.length, defs)
+    finally:
+        BOUND.reset(token)
     t = z3.FreshConst(zi.Tool, "t")
-    named = seq_contains(s.alg, seq, key, t)
     return z3.ForAll(
-        [t], z3.Implies(z3.Not(named), sel(S.set_acts(after), t) == sel(S.set_acts(before), t))
+        [t],
+        z3.Implies(
+            z3.Not(listed.contains(t)), sel(S.set_acts(after), t) == sel(S.set_acts(before), t)
+        ),
     )
+
+
+def _key(e: Any, key: str) -> Any:
+    return e if key == "self" else G.g_tool(e)
 
 
 def _exactly_added(s: Step, seq: Any, key: str, act_at: Callable[[Any], Any]) -> Query:
@@ -339,8 +351,9 @@ def _exactly_added(s: Step, seq: Any, key: str, act_at: Callable[[Any], Any]) ->
     before, after = sel(s.pre.sets, s.args["name"]), sel(s.post.sets, s.args["name"])
 
     def tool_of(e: Any) -> Any:
-        return e if key == "self" else G.g_tool(e)
+        return _key(e, key)
 
+    defs: list[Any] = []
     goal = z3.If(
         seq.length > 0,
         z3.And(
@@ -350,11 +363,11 @@ def _exactly_added(s: Step, seq: Any, key: str, act_at: Callable[[Any], Any]) ->
             S.set_core(after) == S.set_core(before),
             S.set_schemagen(after) == S.set_schemagen(before) + 1,
             _seq_all(seq, lambda _i, e: sel(S.set_acts(after), tool_of(e)) == act_at(e)),
-            _nothing_else(s, seq, key, before, after),
+            _nothing_else(s, seq, key, before, after, defs),
         ),
         same(s.alg, s.pre, s.post),
     )
-    return s.query(goal, [s.ok], witness=[seq.length >= 2])
+    return s.query(goal, [s.ok, *defs], witness=[seq.length >= 2])
 
 
 def atomic_many(v: Variant) -> Query:
