@@ -7,7 +7,7 @@ authority value is a transition argument supplied by the host, never derived fro
 
 from __future__ import annotations
 
-from .algebra import Algebra, Term, first_failure
+from .algebra import Algebra, Term, first_failure, when
 from .outcomes import BULK, ISSUANCE, wrap
 from .profiles import Variant
 from .sets import activate_many, default_core, fresh_set, progressive_core, put_fresh, stale
@@ -130,7 +130,16 @@ def route_session_set(
     fallback = fresh_set(alg, v, st, into, fallback_session, core)
     if v.has("route_fresh_when_retained"):
         has_retained = alg.bool_(False)
-    routed = alg.ite(has_retained, alg.select(st.sets, retained), fallback)
+    kept = alg.select(st.sets, retained)
+    if v.has("route_keeps_target_set"):
+        target = alg.select(st.sets, into)
+
+        def same_session() -> Term:
+            return alg.eq(alg.get(target, "session"), alg.get(kept, "session"))
+
+        reuse = when(alg, alg.is_some(target), same_session, alg.bool_(False))
+        kept = alg.ite(reuse, target, kept)
+    routed = alg.ite(has_retained, kept, fallback)
     post = choose(
         alg,
         has_retained,

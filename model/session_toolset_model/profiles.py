@@ -93,6 +93,10 @@ MUTANTS: dict[str, str] = {
     "issuance_untrusted_as_mismatch": "issuance refuses an untrusted record as "
     "SourceProvenanceMismatch",
     "issue_grant_next_generation": "issue_exact_grant grants at the next generation",
+    "rebuild_schemagen_from_target": "a carry-forward rebuild into a name holding a set counts "
+    "schema_generation on from that set's",
+    "route_keeps_target_set": "routing a retained set into a name holding a set of the same "
+    "session keeps that set",
     "user_issuance_as_bulk": "activate_exact_for_user reports issuance trust errors as Bulk errors",
 }
 

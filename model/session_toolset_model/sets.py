@@ -480,12 +480,20 @@ def rebuilt_for_catalog(
     any_drop = alg.exists_key(
         cands, "tool", lambda t: alg.not_(alg.eq(drop_reason(t), alg.reason("none")))
     )
+    counted_from = alg.get(old, "schemagen")
+    if v.has("rebuild_resets_schemagen"):
+        counted_from = alg.int_(0)
+    if v.has("rebuild_schemagen_from_target"):
+        target = alg.select(st.sets, into)
+        counted_from = when(
+            alg, alg.is_some(target), lambda: alg.get(target, "schemagen"), counted_from
+        )
     kept = make_set(
         alg,
         alg.get(old, "session"),
         st.gen,
         alg.add(
-            alg.int_(0) if v.has("rebuild_resets_schemagen") else alg.get(old, "schemagen"),
+            counted_from,
             alg.ite(
                 alg.or_(any_drop, alg.bool_(v.has("rebuild_schemagen_always_advances"))),
                 alg.int_(1),

@@ -85,6 +85,10 @@ _CASES = (
     ("zero_inheritance.fresh_set_empty.", "the name held a set with an activation"),
     ("zero_inheritance.self_composition.", "the two worlds differ in their other sets"),
     ("zero_inheritance.granted_for", "success (a batch of at least two)"),
+    (
+        "zero_inheritance.reads_only_its_source.",
+        "the source set has an activation, the target name holds another set",
+    ),
     ("drift_denial.activation_generation_strict", "success (a batch of at least two)"),
     ("gate.soundness", "an authorized activated (not core) tool"),
     ("gate.exactness", "a stale set, still authorized"),
@@ -636,6 +640,17 @@ def _all() -> list[Obligation]:
                 n,
                 _self_composition(n),
                 ("fresh_set_inherits",),
+            )
+        )
+    for n, m in (("rebuild", "rebuild_schemagen_from_target"), ("route", "route_keeps_target_set")):
+        obs.append(
+            Obligation(
+                f"zero_inheritance.reads_only_its_source.{n}",
+                "hyperproperty",
+                "zero inheritance",
+                n,
+                pc.source_self_composition(n),
+                (m,),
             )
         )
     for n in ("activate", "activate_many"):

@@ -210,6 +210,47 @@ def in_place_self_composition(opname: str) -> Builder:
     return build
 
 
+def source_self_composition(opname: str) -> Builder:
+    """SPEC.md §6 zero inheritance: "what a set contains depends only on its own session, core
+    ids, the catalog and the operations applied to that set"; §3 a carry-forward rebuild reads
+    the old set ("Each old activation ..."), §5 routing copies "the retained shared set ... as
+    is".  Two runs with the same arguments from worlds that agree on the catalog, its generation
+    and the source set (``name`` of a carry-forward rebuild, the retained set of a route) - every
+    other set, the target name's included, arbitrary - give the same outcome, the same new set
+    and the same report (dropped activations / staleness)."""
+    source, flag, report = {
+        "rebuild": ("name", "carry_forward", "dropped"),
+        "route": ("retained", "has_retained", "stale"),
+    }[opname]
+
+    def build(v: Variant) -> Query:
+        alg = Z3Algebra(SEARCH_BOUND.get(), v)
+        alg.read_over_write = alg.share_loops = True
+        s1 = step(opname, v, "l", alg=alg)
+        src, into = s1.args[source], s1.args["into"]
+        other = zi.fresh("r_sets", z3.ArraySort(zi.SetName, S))
+        sets2 = z3.Store(other, src, sel(s1.pre.sets, src))
+        pre2 = State(s1.pre.catalog, s1.pre.gen, zi.fresh("r_calls", s1.pre.calls.sort()), sets2)
+        s2 = step(opname, v, "r", alg=alg, pre=pre2, args=s1.args)
+        goal = z3.And(
+            s1.res.code == s2.res.code,
+            sel(s1.post.sets, into) == sel(s2.post.sets, into),
+            s1.res.extras[report] == s2.res.extras[report],
+        )
+        t = zi.fresh("case_tool", zi.Tool)
+        case = [
+            A.is_Act(sel(S.set_acts(sel(s1.pre.sets, src)), t)),
+            S.is_TSet(sel(s1.pre.sets, into)),
+            into != src,
+            s1.pre.sets != s2.pre.sets,
+        ]
+        q = s1.query(goal, [*s2.premises, s1.args[flag]], witness=case)
+        q.steps.append(s2)
+        return q
+
+    return build
+
+
 def _activate_checks(st: Any, g: Any, catalog: Any, gen: Any) -> list[tuple[Any, str]]:
     """SPEC.md §3 `activate`'s checks of grant ``g`` against set ``st``, in its order: (the
     failing condition, the `ActivationError` variant)."""

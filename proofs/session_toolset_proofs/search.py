@@ -228,6 +228,17 @@ def witness_filter(name: str, opname: str) -> Filter:
         schemagen = getattr(pre.sets[a.get("name")], "schemagen", 0) if "name" in a else 0
         if name.startswith("functional."):
             return _functional_case(name, opname, node, a, r)
+        if name.startswith("zero_inheritance.reads_only_its_source."):
+            src, flag = (
+                ("name", "carry_forward") if opname == "rebuild" else ("retained", "has_retained")
+            )
+            into = a["into"]
+            return (
+                bool(a[flag])
+                and bool(_acts(pre, a[src]))
+                and into != a[src]
+                and pre.sets[into] is not None
+            )
         if name.startswith("invariant.step."):
             return _success(opname, node, a, r)
         if name.startswith("no_partial_mutation."):

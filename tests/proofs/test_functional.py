@@ -134,6 +134,10 @@ BUG_KINDS = {
     "issuance_untrusted_as_mismatch": "functional.issue_grant",
     # activate_user's outcome
     "user_issuance_as_bulk": "functional.activate_user",
+    # non-interference: a carry-forward rebuild and a route of a retained set read only their
+    # source set
+    "rebuild_schemagen_from_target": "zero_inheritance.reads_only_its_source.rebuild",
+    "route_keeps_target_set": "zero_inheritance.reads_only_its_source.route",
 }
 
 
