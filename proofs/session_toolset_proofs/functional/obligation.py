@@ -96,7 +96,7 @@ MUTANTS: dict[str, tuple[str, ...]] = {
     "is_stale": ("stale_off_by_one",),
     "activate": ("activate_keeps_schemagen",),
     "activate_many.rejected": ("batch_partial",),
-    "activate_many.applied": ("batch_replaces_activations",),
+    "activate_many.applied": ("schema_gen_per_grant",),
     "revoke": ("revoke_checks_activation_first",),
     "rebuild": (
         "rebuild_core_always_default",
