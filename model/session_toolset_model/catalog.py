@@ -66,9 +66,9 @@ def insert(
         ],
     )
     ok = is_ok(alg, code)
-    if v.has("insert_stores_trusted"):
-        trust = alg.trust("trusted")
     stored = alg.store(st.catalog, tool, record(alg, digest, prov, trust))
+    if v.has("insert_forgets_record"):
+        stored = st.catalog
     post = _advanced(alg, v, st, ok, stored, nxt)
     if v.has("insert_dup_overwrites"):
         post = State(alg.ite(present, stored, post.catalog), post.gen, post.calls, post.sets)

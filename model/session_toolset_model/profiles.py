@@ -77,7 +77,7 @@ MUTANTS: dict[str, str] = {
     "bulk_already_activated_session_wide": "in batches of at least two, AlreadyActivated also "
     "looks at other sets of the session",
     # bugs only a functional specification refutes (each by its `functional.*` obligation)
-    "insert_stores_trusted": "insert records every new record as trusted",
+    "insert_forgets_record": "insert advances the generation but stores nothing",
     "upsert_keeps_replaced": "upsert stores the record but does not drop `replaced`",
     "remove_keeps_record": "remove advances the generation but keeps the record",
     "rebase_clears_catalog": "rebase_past empties the catalog",

@@ -115,7 +115,7 @@ def test_case_splits_cover_every_pre_state(opname: str) -> None:
 
 BUG_KINDS = {
     # the catalog after a successful insert / upsert / remove / rebase_past
-    "insert_stores_trusted": "functional.catalog_insert",
+    "insert_forgets_record": "functional.catalog_insert",
     "upsert_keeps_replaced": "functional.catalog_upsert",
     "remove_keeps_record": "functional.catalog_remove",
     "rebase_clears_catalog": "functional.catalog_rebase_past",

@@ -86,7 +86,7 @@ def _split_case(s: Step, opname: str, case: str) -> list[Any]:
 
 
 MUTANTS: dict[str, tuple[str, ...]] = {
-    "catalog_insert": ("insert_stores_trusted", "insert_dup_overwrites"),
+    "catalog_insert": ("insert_forgets_record", "insert_dup_overwrites"),
     "catalog_upsert": ("upsert_keeps_replaced", "upsert_identical_no_advance"),
     "catalog_remove": ("remove_keeps_record",),
     "catalog_rebase_past": ("rebase_clears_catalog", "rebase_to_prior"),
