@@ -67,6 +67,8 @@ def insert(
     )
     ok = is_ok(alg, code)
     stored = alg.store(st.catalog, tool, record(alg, digest, prov, trust))
+    if v.has("insert_forgets_record"):
+        stored = st.catalog
     post = _advanced(alg, v, st, ok, stored, nxt)
     if v.has("insert_dup_overwrites"):
         post = State(alg.ite(present, stored, post.catalog), post.gen, post.calls, post.sets)
@@ -96,6 +98,8 @@ def upsert(
     )
     ok = is_ok(alg, code)
     dropped = alg.ite(other, alg.store(st.catalog, replaced, alg.none("rec")), st.catalog)
+    if v.has("upsert_keeps_replaced"):
+        dropped = st.catalog
     stored = alg.store(dropped, tool, record(alg, digest, prov, trust))
     post = _advanced(alg, v, st, ok, stored, nxt)
     if v.has("upsert_identical_no_advance"):
@@ -117,6 +121,8 @@ def remove(alg: Algebra, v: Variant, st: State, tool: Term) -> Result:
     if v.has("remove_absent_advances"):
         mutate = alg.and_(is_ok(alg, code), alg.not_(exhausted))
     removed = alg.store(st.catalog, tool, alg.none("rec"))
+    if v.has("remove_keeps_record"):
+        removed = st.catalog
     post = _advanced(alg, v, st, mutate, removed, nxt)
     if v.has("remove_before_generation_check"):
         post = State(alg.ite(present, removed, post.catalog), post.gen, post.calls, post.sets)
@@ -129,7 +135,8 @@ def rebase_past(alg: Algebra, v: Variant, st: State, prior: Term) -> Result:
     overflow, nxt = checked_next(alg, v, base)
     code = first_failure(alg, [(overflow, "CatalogGenerationOverflow")])
     ok = is_ok(alg, code)
-    post = _advanced(alg, v, st, ok, st.catalog, nxt)
+    kept = alg.empty_map("rec") if v.has("rebase_clears_catalog") else st.catalog
+    post = _advanced(alg, v, st, ok, kept, nxt)
     if v.has("rebase_to_prior"):
         to_prior = alg.and_(ok, alg.lt(st.gen, prior))
         post = State(post.catalog, alg.ite(to_prior, prior, post.gen), post.calls, post.sets)

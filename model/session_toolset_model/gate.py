@@ -59,7 +59,8 @@ def authorize(alg: Algebra, v: Variant, st: State, name: Term, tool: Term) -> Re
             (alg.not_(alg.eq(pinned_prov, alg.get(rec, "prov"))), "SourceProvenanceMismatch")
         )
     if not v.has("gate_ignores_trust"):
-        checks.append((alg.eq(trust, alg.trust("untrusted")), "UntrustedSource"))
+        untrusted = "SourceProvenanceMismatch" if v.has("gate_untrusted_as_mismatch") else None
+        checks.append((alg.eq(trust, alg.trust("untrusted")), untrusted or "UntrustedSource"))
         checks.append((alg.eq(trust, alg.trust("mismatch")), "SourceProvenanceMismatch"))
     code = first_failure(alg, [(c, f"ToolAuthorizationError.{n}") for c, n in checks])
     ok = is_ok(alg, code)
@@ -78,8 +79,9 @@ def authorize(alg: Algebra, v: Variant, st: State, name: Term, tool: Term) -> Re
         )
         sets = alg.ite(ok, alg.store(st.sets, name, refreshed), st.sets)
     post = State(st.catalog, st.gen, alg.ite(calls_on, bumped, st.calls), sets)
+    basis_core = alg.or_(is_core, ok) if v.has("gate_basis_always_core") else is_core
     return Result(
         code,
         post,
-        {"tool": tool, "basis_core": is_core, "basis_gen": alg.get(act, "gen")},
+        {"tool": tool, "basis_core": basis_core, "basis_gen": alg.get(act, "gen")},
     )

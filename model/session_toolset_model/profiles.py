@@ -76,6 +76,28 @@ MUTANTS: dict[str, str] = {
     # refuted only by the batch outcome obligations (`postcondition.activate_many` and `_model`)
     "bulk_already_activated_session_wide": "in batches of at least two, AlreadyActivated also "
     "looks at other sets of the session",
+    # bugs only a functional specification refutes (each by its `functional.*` obligation)
+    "insert_forgets_record": "insert advances the generation but stores nothing",
+    "upsert_keeps_replaced": "upsert stores the record but does not drop `replaced`",
+    "remove_keeps_record": "remove advances the generation but keeps the record",
+    "rebase_clears_catalog": "rebase_past empties the catalog",
+    "set_new_core_skips_last": "new() pins every core id but the last",
+    "progressive_core_is_default": "progressive_core_for_catalog builds the default core",
+    "route_fallback_progressive": "route's fallback builds a progressive core",
+    "rebuild_core_always_default": "rebuild derives the default core even when asked for the "
+    "progressive one",
+    "rebuild_schemagen_always_advances": "a carry-forward rebuild advances schema_generation even "
+    "when nothing was dropped",
+    "gate_basis_always_core": "the gate reports basis Core for an authorized activated tool",
+    "gate_untrusted_as_mismatch": "the gate denies an untrusted record as SourceProvenanceMismatch",
+    "issuance_untrusted_as_mismatch": "issuance refuses an untrusted record as "
+    "SourceProvenanceMismatch",
+    "issue_grant_next_generation": "issue_exact_grant grants at the next generation",
+    "rebuild_schemagen_from_target": "a carry-forward rebuild into a name holding a set counts "
+    "schema_generation on from that set's",
+    "route_keeps_target_set": "routing a retained set into a name holding a set of the same "
+    "session keeps that set",
+    "user_issuance_as_bulk": "activate_exact_for_user reports issuance trust errors as Bulk errors",
 }
 
 

@@ -112,13 +112,14 @@ def new(alg: Algebra, v: Variant, st: State, name: Term, session: Term, core_ids
         n, lambda i: alg.not_(alg.is_some(alg.select(st.catalog, alg.seq_at(core_ids, i))))
     )
     code = first_failure(alg, [(alg.lt(k, n), "SessionToolSetError.UnknownCoreTool")])
+    listed = core_ids
+    if v.has("set_new_core_skips_last"):
+        listed = alg.seq_prefix(core_ids, alg.sub(n, alg.int_(1)))
     core = alg.update_map(
         alg.empty_map("pin"),
         alg.seq_keys(core_ids, "self"),
         lambda t, old: alg.ite(
-            alg.and_(
-                seq_contains(alg, core_ids, "self", t), alg.is_some(alg.select(st.catalog, t))
-            ),
+            alg.and_(seq_contains(alg, listed, "self", t), alg.is_some(alg.select(st.catalog, t))),
             pin_of(alg, alg.select(st.catalog, t)),
             old,
         ),
@@ -136,7 +137,11 @@ def new_default_core(alg: Algebra, v: Variant, st: State, name: Term, session: T
 
 def new_progressive_core(alg: Algebra, v: Variant, st: State, name: Term, session: Term) -> Result:
     """`progressive_core_for_catalog(session, catalog)` stored under ``name``."""
-    value = fresh_set(alg, v, st, name, session, progressive_core(alg, st))
+    if v.has("progressive_core_is_default"):
+        core = default_core(alg, v, st)
+    else:
+        core = progressive_core(alg, st)
+    value = fresh_set(alg, v, st, name, session, core)
     return Result(alg.code("ok"), put_fresh(alg, v, st, name, value, alg.bool_(True)))
 
 
@@ -436,6 +441,8 @@ def rebuilt_for_catalog(
     """
     old = alg.select(st.sets, name)
     core = alg.ite(progressive, progressive_core(alg, st), default_core(alg, v, st))
+    if v.has("rebuild_core_always_default"):
+        core = default_core(alg, v, st)
     old_acts = alg.get(old, "acts")
     cands = alg.keys(old_acts)
 
@@ -473,13 +480,25 @@ def rebuilt_for_catalog(
     any_drop = alg.exists_key(
         cands, "tool", lambda t: alg.not_(alg.eq(drop_reason(t), alg.reason("none")))
     )
+    counted_from = alg.get(old, "schemagen")
+    if v.has("rebuild_resets_schemagen"):
+        counted_from = alg.int_(0)
+    if v.has("rebuild_schemagen_from_target"):
+        target = alg.select(st.sets, into)
+        counted_from = when(
+            alg, alg.is_some(target), lambda: alg.get(target, "schemagen"), counted_from
+        )
     kept = make_set(
         alg,
         alg.get(old, "session"),
         st.gen,
         alg.add(
-            alg.int_(0) if v.has("rebuild_resets_schemagen") else alg.get(old, "schemagen"),
-            alg.ite(any_drop, alg.int_(1), alg.int_(0)),
+            counted_from,
+            alg.ite(
+                alg.or_(any_drop, alg.bool_(v.has("rebuild_schemagen_always_advances"))),
+                alg.int_(1),
+                alg.int_(0),
+            ),
         ),
         core,
         alg.update_map(alg.empty_map("act"), cands, carried),

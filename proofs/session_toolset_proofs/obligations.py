@@ -30,6 +30,7 @@ from session_toolset_model.z3_interp import Z3Algebra, Z3Seq
 from . import interp
 from . import postconditions as pc
 from .encode import invariant
+from .functional import obligation as functional
 from .steps import FINITE_STATES, SEARCH_BOUND, Query, Step, sel, step
 
 __all__ = [
@@ -84,6 +85,10 @@ _CASES = (
     ("zero_inheritance.fresh_set_empty.", "the name held a set with an activation"),
     ("zero_inheritance.self_composition.", "the two worlds differ in their other sets"),
     ("zero_inheritance.granted_for", "success (a batch of at least two)"),
+    (
+        "zero_inheritance.reads_only_its_source.",
+        "the source set has an activation, the target name holds another set",
+    ),
     ("drift_denial.activation_generation_strict", "success (a batch of at least two)"),
     ("gate.soundness", "an authorized activated (not core) tool"),
     ("gate.exactness", "a stale set, still authorized"),
@@ -121,12 +126,14 @@ def case_description(name: str) -> str:
             and not (name.endswith("catalog_upsert") and "advances" in name)
         ):
             return _SUCCESS[name[len(prefix) :]]
+    if name.startswith("functional."):
+        return functional.CASES[name[len("functional.") :]]
     return next(text for prefix, text in _CASES if name.startswith(prefix))
 
 
 EXPECTED_PROFILE_REFUTATIONS: dict[str, tuple[str, ...]] = {
-    "per-tool-digest": ("gate.soundness",),
-    "generation-strict": ("gate.exactness",),
+    "per-tool-digest": ("gate.soundness", "functional.authorize"),
+    "generation-strict": ("gate.exactness", "functional.authorize"),
 }
 
 
@@ -474,7 +481,16 @@ def _rebuild_parts(s: Step, t: Any) -> dict[str, Any]:
         "new_act": sel(S.set_acts(new), t),
         "rec": rec,
         "matches": matches,
-        "now_core": P.is_Pin(sel(S.set_core(new), t)),
+        # SPEC.md §3: "The core is derived as a fresh progressive/default build would" - from
+        # the catalog, never read from the rebuilt set the model returns
+        "now_core": z3.And(
+            R.is_Rec(rec),
+            z3.If(
+                s.args["progressive"],
+                zi.PROGRESSIVE(t),
+                z3.Not(zi.UNVERIFIED(R.rec_prov(rec))),
+            ),
+        ),
     }
 
 
@@ -624,6 +640,17 @@ def _all() -> list[Obligation]:
                 n,
                 _self_composition(n),
                 ("fresh_set_inherits",),
+            )
+        )
+    for n, m in (("rebuild", "rebuild_schemagen_from_target"), ("route", "route_keeps_target_set")):
+        obs.append(
+            Obligation(
+                f"zero_inheritance.reads_only_its_source.{n}",
+                "hyperproperty",
+                "zero inheritance",
+                n,
+                pc.source_self_composition(n),
+                (m,),
             )
         )
     for n in ("activate", "activate_many"):
@@ -912,6 +939,17 @@ def _all() -> list[Obligation]:
             ("z3_first_occ_any",),
         ),
     ]
+    for name, op, case in functional.names():
+        obs.append(
+            Obligation(
+                f"functional.{name}",
+                "functional",
+                "transition postcondition",
+                op,
+                functional.equal(op, case),
+                functional.MUTANTS[name],
+            )
+        )
     return obs
 
 

@@ -13,11 +13,12 @@ from typing import Any
 
 import z3  # type: ignore[import-untyped]
 from session_toolset_model import z3_interp as zi
-from session_toolset_model.algebra import MAX_GENERATION, seq_contains
+from session_toolset_model.algebra import MAX_GENERATION
 from session_toolset_model.profiles import Variant
 from session_toolset_model.state import State, same
 from session_toolset_model.z3_interp import Z3Algebra
 
+from .functional.common import BOUND, occurrence
 from .steps import SEARCH_BOUND, Query, Step, sel, step
 
 S = zi.SetOpt
@@ -209,6 +210,47 @@ def in_place_self_composition(opname: str) -> Builder:
     return build
 
 
+def source_self_composition(opname: str) -> Builder:
+    """SPEC.md §6 zero inheritance: "what a set contains depends only on its own session, core
+    ids, the catalog and the operations applied to that set"; §3 a carry-forward rebuild reads
+    the old set ("Each old activation ..."), §5 routing copies "the retained shared set ... as
+    is".  Two runs with the same arguments from worlds that agree on the catalog, its generation
+    and the source set (``name`` of a carry-forward rebuild, the retained set of a route) - every
+    other set, the target name's included, arbitrary - give the same outcome, the same new set
+    and the same report (dropped activations / staleness)."""
+    source, flag, report = {
+        "rebuild": ("name", "carry_forward", "dropped"),
+        "route": ("retained", "has_retained", "stale"),
+    }[opname]
+
+    def build(v: Variant) -> Query:
+        alg = Z3Algebra(SEARCH_BOUND.get(), v)
+        alg.read_over_write = alg.share_loops = True
+        s1 = step(opname, v, "l", alg=alg)
+        src, into = s1.args[source], s1.args["into"]
+        other = zi.fresh("r_sets", z3.ArraySort(zi.SetName, S))
+        sets2 = z3.Store(other, src, sel(s1.pre.sets, src))
+        pre2 = State(s1.pre.catalog, s1.pre.gen, zi.fresh("r_calls", s1.pre.calls.sort()), sets2)
+        s2 = step(opname, v, "r", alg=alg, pre=pre2, args=s1.args)
+        goal = z3.And(
+            s1.res.code == s2.res.code,
+            sel(s1.post.sets, into) == sel(s2.post.sets, into),
+            s1.res.extras[report] == s2.res.extras[report],
+        )
+        t = zi.fresh("case_tool", zi.Tool)
+        case = [
+            A.is_Act(sel(S.set_acts(sel(s1.pre.sets, src)), t)),
+            S.is_TSet(sel(s1.pre.sets, into)),
+            into != src,
+            s1.pre.sets != s2.pre.sets,
+        ]
+        q = s1.query(goal, [*s2.premises, s1.args[flag]], witness=case)
+        q.steps.append(s2)
+        return q
+
+    return build
+
+
 def _activate_checks(st: Any, g: Any, catalog: Any, gen: Any) -> list[tuple[Any, str]]:
     """SPEC.md §3 `activate`'s checks of grant ``g`` against set ``st``, in its order: (the
     failing condition, the `ActivationError` variant)."""
@@ -318,17 +360,28 @@ def _seq_all(seq: Any, body: Callable[[Any, Any], Any]) -> Any:
     return z3.ForAll([i], z3.Implies(z3.And(i >= 0, i < seq.length), body(i, seq.at(i))))
 
 
-def _nothing_else(s: Step, seq: Any, key: str, before: Any, after: Any) -> Any:
+def _nothing_else(s: Step, seq: Any, key: str, before: Any, after: Any, defs: list[Any]) -> Any:
     """Every tool that no element of ``seq`` names keeps its activation slot as before.
 
-    "Names" is `algebra.seq_contains` (the first-occurrence symbol whose side definition
-    `interp.seq_first_index_exact` checks against the loop): an existential under the
+    "Names" is the specification's own first occurrence (`functional.common.occurrence`, a
+    symbol with its definition added to ``defs``), never the model's: an existential under the
     universal would leave Z3 a quantifier alternation that it gives up on."""
+    token = BOUND.set(SEARCH_BOUND.get())
+    try:
+        listed = occurrence("named", lambda i: _key(seq.at(i), key), seq.length, defs)
+    finally:
+        BOUND.reset(token)
     t = z3.FreshConst(zi.Tool, "t")
-    named = seq_contains(s.alg, seq, key, t)
     return z3.ForAll(
-        [t], z3.Implies(z3.Not(named), sel(S.set_acts(after), t) == sel(S.set_acts(before), t))
+        [t],
+        z3.Implies(
+            z3.Not(listed.contains(t)), sel(S.set_acts(after), t) == sel(S.set_acts(before), t)
+        ),
     )
+
+
+def _key(e: Any, key: str) -> Any:
+    return e if key == "self" else G.g_tool(e)
 
 
 def _exactly_added(s: Step, seq: Any, key: str, act_at: Callable[[Any], Any]) -> Query:
@@ -339,8 +392,9 @@ def _exactly_added(s: Step, seq: Any, key: str, act_at: Callable[[Any], Any]) ->
     before, after = sel(s.pre.sets, s.args["name"]), sel(s.post.sets, s.args["name"])
 
     def tool_of(e: Any) -> Any:
-        return e if key == "self" else G.g_tool(e)
+        return _key(e, key)
 
+    defs: list[Any] = []
     goal = z3.If(
         seq.length > 0,
         z3.And(
@@ -350,11 +404,11 @@ def _exactly_added(s: Step, seq: Any, key: str, act_at: Callable[[Any], Any]) ->
             S.set_core(after) == S.set_core(before),
             S.set_schemagen(after) == S.set_schemagen(before) + 1,
             _seq_all(seq, lambda _i, e: sel(S.set_acts(after), tool_of(e)) == act_at(e)),
-            _nothing_else(s, seq, key, before, after),
+            _nothing_else(s, seq, key, before, after, defs),
         ),
         same(s.alg, s.pre, s.post),
     )
-    return s.query(goal, [s.ok], witness=[seq.length >= 2])
+    return s.query(goal, [s.ok, *defs], witness=[seq.length >= 2])
 
 
 def atomic_many(v: Variant) -> Query:

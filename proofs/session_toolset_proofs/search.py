@@ -191,6 +191,33 @@ def _first_passes(opname: str, node: Node, a: dict[str, Any]) -> bool:
     return bool(first.run(DEFAULT, node.state).code == "ok")
 
 
+def _functional_case(name: str, opname: str, node: Node, a: dict[str, Any], r: Result) -> bool:
+    """Concrete form of `functional.obligation`'s witness cases."""
+    pre = node.state
+    ok = bool(r.code == "ok")
+    case = name.split(".")[2] if name.count(".") == 2 else None
+    if case is not None:  # activate_many and activate_model, case by case
+        code = str(r.code)
+        if case == "refused":
+            return not a["confirmed"] and _len(a) >= 1
+        if case == "issuance_rejected":
+            return code.startswith("HostActivationError.Issuance.")
+        if case == "bulk_rejected":
+            return code.startswith("HostActivationError.Bulk.") and _len(a) >= 2
+        return ok == (case == "applied") and _len(a) >= 2
+    if opname == "is_stale":
+        return bool(r.extras["stale"])
+    if opname in ("activate", "revoke"):
+        return ok and pre.sets[a["name"]].schemagen >= 1
+    if opname == "rebuild":
+        return bool(a["carry_forward"]) and _any_drop(r) and bool(_acts(r.state, a["into"]))
+    if opname == "authorize":
+        return ok and pre.sets[a["name"]].core[a["tool"]] is None
+    if opname == "route":
+        return bool(a["has_retained"]) and bool(r.extras["stale"])
+    return _success(opname, node, a, r)
+
+
 def witness_filter(name: str, opname: str) -> Filter:
     """The concrete shape of an obligation's witness case (premises plus the interesting case
     its builder forces in Z3); it only proposes candidates, the pinned Z3 query decides."""
@@ -199,6 +226,19 @@ def witness_filter(name: str, opname: str) -> Filter:
         pre = node.state
         ok = bool(r.code == "ok")
         schemagen = getattr(pre.sets[a.get("name")], "schemagen", 0) if "name" in a else 0
+        if name.startswith("functional."):
+            return _functional_case(name, opname, node, a, r)
+        if name.startswith("zero_inheritance.reads_only_its_source."):
+            src, flag = (
+                ("name", "carry_forward") if opname == "rebuild" else ("retained", "has_retained")
+            )
+            into = a["into"]
+            return (
+                bool(a[flag])
+                and bool(_acts(pre, a[src]))
+                and into != a[src]
+                and pre.sets[into] is not None
+            )
         if name.startswith("invariant.step."):
             return _success(opname, node, a, r)
         if name.startswith("no_partial_mutation."):

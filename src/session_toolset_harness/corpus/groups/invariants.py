@@ -68,6 +68,27 @@ def _new_inherits_nothing() -> Vector:
     return v
 
 
+def _reads_only_its_source() -> Vector:
+    v = Vector(
+        "isolation/rebuild-and-route-read-only-their-source",
+        "A route of a retained set and a carry-forward rebuild into a name that already holds a "
+        "set of the same session replace that set: the result is read from the source set alone "
+        "(a copy of A; A rebuilt, with A's schema_generation), never from the set the target "
+        "name held.",
+        ("zero-inheritance", "isolation", "route", "rebuild"),
+    )
+    standard_catalog(v)
+    v.ok("set_new", name="A", session="s", core=[BASH.id])
+    v.ok("set_new", name="B", session="s", core=[BASH.id])
+    v.ok("activate_user", set="B", tool=LOOKUP.id)
+    v.ok("route", {"stale": False}, set="A", into="B", fallback_session="s-f")
+    snapshot(v, "B", "s", GEN, 0, [BASH], [])
+    v.ok("activate_user", set="B", tool=LOOKUP.id)
+    v.ok("rebuild", {"dropped": []}, set="A", into="B", progressive=False, carry_forward=True)
+    snapshot(v, "B", "s", GEN, 0, DEFAULT_CORE, [])
+    return v
+
+
 def _no_cross_talk() -> Vector:
     v = Vector(
         "isolation/operations-do-not-cross",
@@ -430,6 +451,7 @@ def _schema_generation() -> Vector:
 def vectors() -> list[Vector]:
     return [
         _new_inherits_nothing(),
+        _reads_only_its_source(),
         _no_cross_talk(),
         _per_set_core(),
         _batch_per_set_already(),
