@@ -144,3 +144,13 @@ def test_a_missing_dependency_is_one_line_not_a_traceback(command: str) -> None:
         f"session-toolset {command}: needs the Python module {missing[command]!r}, which is not "
         "installed; reinstall with 'pip install session-toolset'"
     ]
+
+
+def test_the_version_has_one_source() -> None:
+    # pyproject.toml reads it from session_toolset.__version__ ([tool.hatch.version]): the
+    # installed metadata, the module and `session-toolset --version` agree.
+    import session_toolset
+
+    assert PYPROJECT["project"]["dynamic"] == ["version"]
+    assert "version" not in PYPROJECT["project"]
+    assert metadata.version("session-toolset") == session_toolset.__version__

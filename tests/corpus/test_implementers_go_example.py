@@ -10,6 +10,7 @@ saying so.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -39,9 +40,14 @@ needs_go = pytest.mark.skipif(
 def skeleton(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The skeleton, built once for this module; the path of the binary."""
     assert GO is not None
-    binary = tmp_path_factory.mktemp("go-skeleton") / "adapter-skeleton"
+    work = tmp_path_factory.mktemp("go-skeleton")
+    binary = work / "adapter-skeleton"
+    env = dict(os.environ)
+    if not any(env.get(k) for k in ("GOCACHE", "XDG_CACHE_HOME", "HOME")):
+        env["GOCACHE"] = str(work / "cache")  # go build needs a cache directory somewhere
     built = subprocess.run(
         [GO, "build", "-o", str(binary), str(SKELETON)],
+        env=env,
         capture_output=True,
         text=True,
         timeout=300,
