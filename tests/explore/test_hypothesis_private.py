@@ -1,10 +1,10 @@
 """Explore's private Hypothesis names live in one module, which knows the versions they work with.
 
-`hypothesis_private` is the only shipped module that imports ``hypothesis.internal``,
-``hypothesis.strategies._internal``, ``hypothesis.control`` or ``RuleStrategy``; its lowest
-version is pyproject.toml's lower bound; outside the ``prng`` engine's versions the default
-engine is Hypothesis's own and ``--engine prng`` is one line and exit 2, and a Hypothesis
-without the private names stops explore (only explore) the same way.
+`hypothesis_private` is the only module of the tree (package, tests, tools) that imports
+``hypothesis.internal``, ``hypothesis.strategies._internal``, ``hypothesis.control`` or
+``RuleStrategy``; its lowest version is pyproject.toml's lower bound; outside the ``prng``
+engine's versions the default engine is Hypothesis's own and ``--engine prng`` is one line and
+exit 2, and a Hypothesis without the private names stops explore the same way.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from session_toolset_harness.explore import hypothesis_private
 
 REPO = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
-SHIPPED = [REPO / p for p in PYPROJECT["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"]]
+TREE = [REPO / d for d in ("src", "model", "proofs", "tests", "tools", "benchmarks")]
 PRIVATE = re.compile(r"^hypothesis\.(internal|control)\b|\._internal\b")
 
 
@@ -40,11 +40,11 @@ def _private_imports(path: Path) -> list[str]:
     return found
 
 
-def test_only_one_shipped_module_imports_private_hypothesis_names() -> None:
+def test_only_one_module_of_the_tree_imports_private_hypothesis_names() -> None:
     offenders = {
         str(path.relative_to(REPO)): imports
-        for package in SHIPPED
-        for path in sorted(package.rglob("*.py"))
+        for directory in TREE
+        for path in sorted(directory.rglob("*.py"))
         if (imports := _private_imports(path)) and path.name != "hypothesis_private.py"
     }
     assert offenders == {}

@@ -15,13 +15,13 @@ from types import ModuleType
 
 import pytest
 import session_toolset_model
-from hypothesis.internal.constants_ast import ConstantVisitor  # the cap these tests lift
 
 import session_toolset
 import session_toolset_harness
 from session_toolset_harness.explore import spec_constants, storage
 from session_toolset_harness.explore.hypothesis_private import (
     Constants,
+    ConstantVisitor,
     _constants_from_source,
     providers,
 )

@@ -64,7 +64,11 @@ try:
         COLLECTION_DEFAULT_MAX_SIZE,
         HypothesisProvider,
     )
-    from hypothesis.internal.constants_ast import Constants, _constants_from_source
+    from hypothesis.internal.constants_ast import (
+        Constants,
+        ConstantVisitor,
+        _constants_from_source,
+    )
     from hypothesis.internal.floats import float_to_int
     from hypothesis.stateful import RuleStrategy
     from hypothesis.strategies._internal.collections import TupleStrategy
@@ -110,6 +114,7 @@ __all__ = [
     "UNSUPPORTED",
     "BuildContext",
     "BuildsStrategy",
+    "ConstantVisitor",
     "Constants",
     "HypothesisProvider",
     "OneOfStrategy",
