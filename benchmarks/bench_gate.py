@@ -1,4 +1,4 @@
-"""Print the speed figures of issue 2 ("Speed"): a script, not a test.
+"""Print the gate's speed figures against their targets: a script, not a test.
 
 Run: ``python benchmarks/bench_gate.py`` (``--quick`` for a smaller, faster run).
 

@@ -141,8 +141,8 @@ def test_a_missing_dependency_is_one_line_not_a_traceback(command: str) -> None:
     assert "Traceback" not in result.stderr
     lines = result.stderr.strip().splitlines()
     assert lines == [
-        f"session-toolset {command}: needs the Python module {missing[command]!r}, which is not "
-        "installed; reinstall with 'pip install session-toolset'"
+        f"session-toolset {command}: error: needs the Python module {missing[command]!r}, which is "
+        "not installed; reinstall with 'pip install session-toolset'"
     ]
 
 

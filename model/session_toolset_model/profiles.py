@@ -56,7 +56,7 @@ MUTANTS: dict[str, str] = {
     "unauthorized_model_activates": "model-initiated activation ignores the authority value",
     "model_issuance_partial": "model-initiated activation applies grants issued before a failure",
     "reset_rewinds_generation": "reset rewinds the catalog generation below 0 (an unchecked 0 - 1)",
-    # The bugs of issue 8 that no proof row used to refute (each now refuted by a named obligation)
+    # single-rule bugs each refuted by a named obligation (tests/proofs/test_named_bugs.py)
     "upsert_identical_no_advance": "an upsert storing an identical record returns ok, no advance",
     "rebase_to_prior": "rebase_past(prior) with prior above the current value sets it to prior",
     "revoke_keeps_schemagen": "revoke_exact does not advance schema_generation",
@@ -65,7 +65,7 @@ MUTANTS: dict[str, str] = {
     "checked_next_early": "checked_next fails at 2^64-2, one value early",
     "z3_first_index_strict": "Z3 side definition of first_index says k < n instead of k <= n",
     "z3_first_occ_any": "Z3 side definition of seq_first_index picks any occurrence, not the first",
-    # further realistic single-rule bugs (issue 8's list of 12, reconstructed)
+    # further realistic single-rule bugs of the same kind
     "remove_absent_advances": "remove of an absent tool advances the generation",
     "batch_replaces_activations": "a successful batch replaces the set's activations by the batch",
     "revoke_core_session_wide": "revoke_exact reports CoreTool when any set of the session has "
@@ -73,7 +73,7 @@ MUTANTS: dict[str, str] = {
     "revoke_checks_activation_first": "revoke_exact checks NotActivated before CoreTool",
     "route_fresh_when_retained": "route builds a fresh default set even when a set is retained",
     "default_core_includes_unverified": "default_core_for_catalog also pins Unverified records",
-    # found by a red-team review: refuted by no proof row before `batch_outcome.*`
+    # refuted only by the batch outcome obligations (`postcondition.activate_many` and `_model`)
     "bulk_already_activated_session_wide": "in batches of at least two, AlreadyActivated also "
     "looks at other sets of the session",
 }

@@ -1,4 +1,4 @@
-"""`session-toolset prove [--profile P | --all-profiles] [-k PATTERN] [--json F] [--junit F]
+"""`session-toolset prove [--profile P | --all-profiles] [-k PATTERN] [--json FILE] [--junit FILE]
 [--jobs N] [--emit-vectors DIR] [--hazards] [--emit-hazard-vectors DIR] [--quiet | --verbose]`.
 
 Exit 0 only when every default-profile obligation is proved, every expected refutation
@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+from session_toolset_model import keyword
 from session_toolset_model.profiles import DEFAULT_PROFILE, PROFILES
 
 from .hazards import Result as HazardResult
@@ -31,13 +31,7 @@ from .hazards.vectors import hazard_vectors
 from .report import counterexample_vectors, report_variants, run
 from .vectors import replay, write
 
-
-def _pattern(text: str) -> str:
-    try:
-        re.compile(text)
-    except re.error as err:
-        raise argparse.ArgumentTypeError(f"not a regular expression: {err}") from None
-    return text
+PROG = "session-toolset prove"
 
 
 def _jobs(text: str) -> int:
@@ -52,19 +46,24 @@ def _jobs(text: str) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="session-toolset prove",
+        prog=PROG,
         description="Check the model's proof obligations with Z3.",
         epilog="Exit status: 0 everything as expected, 1 an obligation not proved, a witness "
         "not found, an expected refutation missing or an unknown; 2 usage error.",
     )
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--profile", choices=sorted(PROFILES), default=DEFAULT_PROFILE)
-    g.add_argument("--all-profiles", action="store_true")
-    p.add_argument(
-        "-k", dest="pattern", type=_pattern, help="only obligations whose name matches (regex)"
+    g.add_argument(
+        "--profile",
+        choices=sorted(PROFILES),
+        default=DEFAULT_PROFILE,
+        help=f"the drift-rule profile to prove under (default: {DEFAULT_PROFILE})",
     )
-    p.add_argument("--json", type=Path, help="write the JSON report here")
-    p.add_argument("--junit", type=Path, help="write a JUnit XML report here")
+    g.add_argument("--all-profiles", action="store_true", help="prove under every profile")
+    p.add_argument(
+        "-k", dest="pattern", metavar="PATTERN", help=keyword.HELP.format(what="obligations")
+    )
+    p.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report here")
+    p.add_argument("--junit", type=Path, metavar="FILE", help="write a JUnit XML report here")
     p.add_argument(
         "--jobs",
         type=_jobs,
@@ -106,7 +105,7 @@ def _write(path: Path, text: str) -> bool:
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as err:
-        print(f"session-toolset prove: cannot write {path}: {err.strerror}", file=sys.stderr)
+        print(f"{PROG}: error: cannot write {path}: {err.strerror}", file=sys.stderr)
         return False
     return True
 
@@ -137,7 +136,7 @@ def _hazards_ok(results: list[HazardResult], matrix: dict[str, list[UnderProfile
 
 class IndependentReplay(Protocol):
     """What the harness hands in as ``main``'s ``independent``: the model's expected world
-    replayed against the hand-written corpus and the recorded walkthroughs (issue 8).  The
+    replayed against the hand-written corpus and the recorded walkthroughs.  The
     proofs import only the model, so the replay, which reads the harness's corpus, comes from
     the caller (``session-toolset prove`` passes it; ``check`` runs it as its own stage)."""
 
@@ -163,7 +162,7 @@ def main(argv: list[str], independent: Callable[[], IndependentReplay] | None = 
         print(f"prove: checking {', '.join(profiles)} on {args.jobs} worker(s) ...", flush=True)
     report = run(profiles, args.pattern, args.jobs)
     if not report.rows:
-        print("session-toolset prove: no obligation matches -k", file=sys.stderr)
+        print(f"{PROG}: error: no obligation name contains -k {args.pattern!r}", file=sys.stderr)
         return 2
     table = report.table(only_unexpected=not args.verbose)
     if table:
@@ -175,12 +174,14 @@ def main(argv: list[str], independent: Callable[[], IndependentReplay] | None = 
             print(failure)
     if args.json:
         doc = json.loads(report.to_json())
+        ok = report.ok
         if hazards is not None:
             doc["hazards"] = hazards[1]
-            doc["ok"] = doc["ok"] and hazards[1]["ok"]
+            ok = ok and bool(hazards[1]["ok"])
         if replayed is not None:
             doc["independent"] = replayed.to_json()
-            doc["ok"] = doc["ok"] and replayed.ok
+            ok = ok and replayed.ok
+        doc.update(report.envelope(ok))
         if not _write(args.json, json.dumps(doc, indent=1)):
             return 2
     if args.junit and not _write(args.junit, report.to_junit()):
@@ -192,7 +193,7 @@ def main(argv: list[str], independent: Callable[[], IndependentReplay] | None = 
             written = write(hazard_vectors(hazards[0]), args.emit_hazard_vectors)
         except OSError as err:
             print(
-                f"session-toolset prove: cannot write vectors to {args.emit_hazard_vectors}: "
+                f"{PROG}: error: cannot write vectors to {args.emit_hazard_vectors}: "
                 f"{err.strerror}",
                 file=sys.stderr,
             )
@@ -204,8 +205,7 @@ def main(argv: list[str], independent: Callable[[], IndependentReplay] | None = 
             paths = write(docs, args.emit_vectors)
         except OSError as err:
             print(
-                f"session-toolset prove: cannot write vectors to {args.emit_vectors}: "
-                f"{err.strerror}",
+                f"{PROG}: error: cannot write vectors to {args.emit_vectors}: {err.strerror}",
                 file=sys.stderr,
             )
             return 2

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import re
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from importlib import metadata
 from typing import Any
 from xml.sax.saxutils import escape
 
-from session_toolset_model import reachability
+from session_toolset_model import keyword, reachability
 from session_toolset_model.ops import OPS, outcomes_for
 from session_toolset_model.profiles import DEFAULT, DEFAULT_PROFILE, Variant
 
@@ -26,6 +26,10 @@ from .reach import reach_op
 from .search import Found, find
 from .solve import check, construction
 from .vectors import vector, vector_id
+
+FORMAT_VERSION = 1
+"""The ``--json`` report's format: the envelope every session-toolset report opens with
+(``session_toolset_harness.envelope``, restated here: the proofs import the model only)."""
 
 CONSTRUCTION = ("simplify", "no premises")
 """Bases of a proved goal that hold by construction (reported apart, not counted as proved)."""
@@ -100,6 +104,27 @@ class Report:
                 lines.append("    trace: " + ", ".join(f"{k}={v}" for k, v in r.trace.items()))
         return "\n".join(lines)
 
+    def envelope(self, ok: bool | None = None) -> dict[str, Any]:
+        """The report's envelope; ``ok`` overrides the verdict (hazards, the replay)."""
+        try:
+            version = metadata.version("session-toolset")
+        except metadata.PackageNotFoundError:
+            version = "unknown"
+        failed = sum(not r.passed for r in self.rows)
+        return {
+            "format": "session-toolset prove report",
+            "format_version": FORMAT_VERSION,
+            "tool": "session-toolset prove",
+            "version": version,
+            "verdict": "pass" if (self.ok if ok is None else ok) else "fail",
+            "complete": True,
+            "counts": {
+                "checks": len(self.rows),
+                "as_expected": len(self.rows) - failed,
+                "unexpected": failed,
+            },
+        }
+
     def to_json(self) -> str:
         rows = [
             {
@@ -117,7 +142,7 @@ class Report:
             }
             for r in self.rows
         ]
-        return json.dumps({"ok": self.ok, "rows": rows}, indent=1)
+        return json.dumps({**self.envelope(), "rows": rows}, indent=1)
 
     def to_junit(self) -> str:
         cases = []
@@ -234,10 +259,9 @@ OP_COST = {"activate_many": 4.0, "activate_model": 3.5, "rebuild": 2.0, "set_new
 
 def jobs(profile_names: list[str], pattern: str | None = None) -> list[Job]:
     """The checks of `run`, in report order."""
-    rx = re.compile(pattern) if pattern else None
     out: list[Job] = []
     for ob in OBLIGATIONS:
-        if rx is not None and not rx.search(ob.name):
+        if not keyword.matches(pattern, ob.name):
             continue
         group = ob.op or "initiation"
         for profile in profile_names:
@@ -255,7 +279,7 @@ def jobs(profile_names: list[str], pattern: str | None = None) -> list[Job]:
             names = tuple(
                 f"reach.{opname}.{o}"
                 for o in outcomes_for(op, DEFAULT)
-                if rx is None or rx.search(f"reach.{opname}.{o}")
+                if keyword.matches(pattern, f"reach.{opname}.{o}")
             )
             if names:
                 out.append(Job(opname, reach_op=opname, reach_names=names))
@@ -292,7 +316,7 @@ def _execute_part(indices: list[int]) -> list[tuple[int, list[Row]]]:
 
 
 def run(profile_names: list[str], pattern: str | None = None, workers: int = 1) -> Report:
-    """Check every obligation matching ``pattern`` (regex, searched) under the profiles.
+    """Check every obligation selected by ``-k pattern`` (`keyword`) under the profiles.
 
     With ``workers`` > 1 the checks are split (`partition`) across forked processes; the rows
     come back in report order."""

@@ -249,7 +249,7 @@ def witness_filter(name: str, opname: str) -> Filter:
         if name in ("postcondition.activate_many", "postcondition.activate_model"):
             # the forced case names the deciding check (`postconditions.LATER_CHECK`): without
             # it here the first `MAX_CONFIRMATIONS` candidates of `activate_many` are
-            # DuplicateRequests and UnknownTools at grant 2 (docs/proofs.md), all unsat once
+            # DuplicateRequests and UnknownTools at grant 2, all unsat once
             # that check is forced
             decided = str(r.code).endswith("." + LATER_CHECK)
             return decided and _len(a) >= 2 and _first_passes(opname, node, a)

@@ -11,24 +11,32 @@ model bug that contradicts recorded behaviour fails the job too (its verdict is 
 Output, like a good Unix tool: on a terminal a progress line per half (dots for the vectors),
 every failure, the summary line; on anything else (a CI log) the failures and the summary line
 only.  ``--verbose`` adds the full tables (every proof row, every vector); ``--json FILE`` holds
-both full reports whatever is printed.
+every stage's full report whatever is printed, under the common envelope (`envelope`), and
+``--summary FILE`` (also appended to ``$GITHUB_STEP_SUMMARY`` when set) a Markdown table of the
+stages with the first failure.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
+
+from .envelope import envelope, writable_problem
+from .summary import GITHUB_STEP_SUMMARY, code_block, publish, table
 
 __all__ = ["main"]
 
 PROG = "session-toolset check"
 DEFAULT_PROFILE = "per-tool-pinned"
 PROVE_WORKERS = 2
+FORMAT_VERSION = 1
+VERDICTS = {0: "pass", 1: "fail", 2: "error"}
 
 
 class _UsageError(Exception):
@@ -55,6 +63,13 @@ def _parser() -> argparse.ArgumentParser:
         "--json", metavar="FILE", type=Path, help="write one combined machine-readable report"
     )
     parser.add_argument(
+        "--summary",
+        metavar="FILE",
+        type=Path,
+        help="write a Markdown summary (one row per stage, the first failure); it is also "
+        "appended to $GITHUB_STEP_SUMMARY when that is set",
+    )
+    parser.add_argument(
         "--adapter",
         metavar="CMD",
         help="check another implementation's adapter instead of the reference one",
@@ -75,6 +90,7 @@ class _Stage:
     seconds: float
     detail: str  # counts for the summary line
     report: object  # the half's full JSON report (None when it could not run)
+    first_failure: str | None = None  # for --summary
 
 
 @dataclass(frozen=True)
@@ -88,7 +104,7 @@ class _Console:
 
 
 def _prove(console: _Console) -> _Stage:
-    from session_toolset_proofs.report import run
+    from session_toolset_proofs.report import Report, run
 
     console.note(f"check: proving the model (profile {DEFAULT_PROFILE}) ...")
     started = time.perf_counter()
@@ -102,13 +118,15 @@ def _prove(console: _Console) -> _Stage:
     expected = sum(r.passed for r in report.rows)
     detail = f"{expected} of {len(report.rows)} checks as expected"
     status = 0 if report.ok and report.rows else 1
-    return _Stage(status, seconds, detail, json.loads(report.to_json()))
+    first = next((r for r in report.rows if not r.passed), None)
+    failure = None if first is None else Report([first]).table()
+    return _Stage(status, seconds, detail, json.loads(report.to_json()), failure)
 
 
 def _conform(console: _Console, adapter: str | None) -> _Stage:
     from .conform import cli as conform_cli
     from .conform import jsonreport
-    from .conform.report import ConsoleReporter
+    from .conform.report import ConsoleReporter, failure_block
     from .conform.results import Status
 
     console.note(
@@ -128,15 +146,17 @@ def _conform(console: _Console, adapter: str | None) -> _Stage:
     try:
         status, result = conform_cli.execute(args, reporter)
     except conform_cli.UsageError as exc:
-        print(f"{PROG}: conformance could not run: {exc}", file=sys.stderr)
-        return _Stage(2, time.perf_counter() - started, "did not run", None)
+        print(f"{PROG}: error: conformance could not run: {exc}", file=sys.stderr)
+        return _Stage(2, time.perf_counter() - started, "did not run", None, str(exc))
     seconds = time.perf_counter() - started
     reporter.finish(result, summary=console.verbose)
     if console.verbose:
         print()
     counts = result.counts()
     detail = f"{counts[Status.PASSED]} of {len(result.results)} vectors passed"
-    return _Stage(status, seconds, detail, jsonreport.build(result))
+    bad = [r for r in result.results if r.status in (Status.FAILED, Status.ERRORED)]
+    first = failure_block(bad[0]) if bad else None
+    return _Stage(status, seconds, detail, jsonreport.build(result), first)
 
 
 def _summary(prove: _Stage, conform: _Stage) -> str:
@@ -149,23 +169,66 @@ def _summary(prove: _Stage, conform: _Stage) -> str:
     )
 
 
-def _model_stage(quiet: bool) -> tuple[int, float, object]:
+def _model_stage() -> _Stage:
     """The model's expected world against the hand-written corpus and recorded walkthroughs."""
     from . import independent
 
     started = time.perf_counter()
     report = independent.replay()
-    for failure in report.failures():  # failures only: the verdict is in the summary line
+    failures = report.failures()
+    for failure in failures:  # failures only: the verdict is in the summary line
         print(failure)
-    return (0 if report.ok else 1), time.perf_counter() - started, report.to_json()
+    seconds = time.perf_counter() - started
+    first = failures[0] if failures else None
+    return _Stage(0 if report.ok else 1, seconds, report.line(), report.to_json(), first)
+
+
+STAGES = ("prove", "conform", "model_vs_recorded")
+
+
+def _document(status: int, stages: dict[str, _Stage]) -> dict[str, Any]:
+    """The ``--json`` report: the envelope, then every stage's exit status and full report."""
+    counts = {
+        "stages": len(stages),
+        "passed": sum(s.status == 0 for s in stages.values()),
+        "failed": sum(s.status == 1 for s in stages.values()),
+        "not_run": sum(s.status == 2 for s in stages.values()),
+    }
+    return {
+        **envelope("check", FORMAT_VERSION, VERDICTS[status], counts),
+        **{
+            name: {"exit_status": s.status, "seconds": s.seconds, "report": s.report}
+            for name, s in stages.items()
+        },
+    }
+
+
+def _markdown(status: int, stages: dict[str, _Stage]) -> str:
+    verdict = "passed" if status == 0 else f"**{VERDICTS[status].upper()}**"
+    rows = [
+        [name, VERDICTS.get(s.status, "fail"), s.detail, f"{s.seconds:.1f} s"]
+        for name, s in stages.items()
+    ]
+    parts = [
+        f"## session-toolset check: {verdict}\n",
+        table(["stage", "verdict", "detail", "time"], rows),
+    ]
+    failed = next(((n, s) for n, s in stages.items() if s.first_failure), None)
+    if failed is not None:
+        parts.append(f"### First failure ({failed[0]})\n")
+        parts.append(code_block(str(failed[1].first_failure)))
+    return "\n".join(parts)
 
 
 def main(argv: list[str]) -> int:
     try:
         args = _parser().parse_args(argv)
+        for flag, path in (("--json", args.json), ("--summary", args.summary)):
+            problem = writable_problem(flag, path)
+            if problem is not None:
+                raise _UsageError(problem)
     except _UsageError as err:
-        print(f"{PROG}: {err}", file=sys.stderr)
-        print(f"Try '{PROG} --help'.", file=sys.stderr)
+        print(f"{PROG}: error: {err}", file=sys.stderr)
         return 2
 
     console = _Console(progress=sys.stdout.isatty() and not args.quiet, verbose=args.verbose)
@@ -175,32 +238,21 @@ def main(argv: list[str]) -> int:
     # a failure found outranks a half that could not run; only two passes pass
     could_not_run = 2 in statuses and 1 not in statuses
     status = 2 if could_not_run else (0 if statuses == (0, 0) else 1)
-    model_status, model_s, model_report = _model_stage(args.quiet)
-    status = 1 if model_status != 0 and status == 0 else status
-    verdict = "passed" if model_status == 0 else "FAILED"
-    print(f"{_summary(prove, conform)}, model vs recorded {verdict} ({model_s:.1f} s)", flush=True)
-    if args.json is not None:
-        combined = {
-            "ok": status == 0,
-            "prove": {
-                "exit_status": prove.status,
-                "seconds": prove.seconds,
-                "report": prove.report,
-            },
-            "conform": {
-                "exit_status": conform.status,
-                "seconds": conform.seconds,
-                "report": conform.report,
-            },
-            "model_vs_recorded": {
-                "exit_status": model_status,
-                "seconds": model_s,
-                "report": model_report,
-            },
-        }
-        try:
-            args.json.write_text(json.dumps(combined, indent=2) + "\n", encoding="utf-8")
-        except OSError as err:
-            print(f"{PROG}: cannot write {args.json}: {err.strerror}", file=sys.stderr)
-            return 2
+    model = _model_stage()
+    status = 1 if model.status != 0 and status == 0 else status
+    verdict = "passed" if model.status == 0 else "FAILED"
+    print(
+        f"{_summary(prove, conform)}, model vs recorded {verdict} ({model.seconds:.1f} s)",
+        flush=True,
+    )
+    stages = dict(zip(STAGES, (prove, conform, model), strict=True))
+    try:
+        if args.json is not None:
+            text = json.dumps(_document(status, stages), indent=2) + "\n"
+            args.json.write_text(text, encoding="utf-8")
+        if args.summary is not None or os.environ.get(GITHUB_STEP_SUMMARY):
+            publish(_markdown(status, stages), args.summary)
+    except OSError as err:
+        print(f"{PROG}: error: cannot write a report: {err.strerror or err}", file=sys.stderr)
+        return 2
     return status

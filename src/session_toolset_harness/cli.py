@@ -6,7 +6,9 @@ loading Z3, and a broken optional piece cannot take the others down.
 
 Exit codes follow Unix conventions throughout: 0 success, 1 the checked thing failed (a proof,
 a vector, a divergence), 2 the command line or an input file was wrong, or the installation
-lacks a dependency (one line naming the missing module, never a traceback).
+lacks a dependency (one line naming the missing module, never a traceback).  Every error is one
+line in one format, ``session-toolset CMD: error: ...``; every ``--json`` report opens with the
+same envelope (`envelope`).
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def _adapter(argv: list[str]) -> int:
         )
         return 0
     if argv:
-        print("session-toolset adapter: takes no arguments", file=sys.stderr)
+        print("session-toolset adapter: error: takes no arguments", file=sys.stderr)
         return 2
     from session_toolset.adapter import main as adapter_main
 
@@ -104,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     command = COMMANDS.get(args[0])
     if command is None:
-        print(f"session-toolset: unknown command {args[0][:40]!r}\n", file=sys.stderr)
+        print(f"session-toolset: error: unknown command {args[0][:40]!r}\n", file=sys.stderr)
         print(USAGE, end="", file=sys.stderr)
         return 2
     try:
@@ -117,11 +119,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         # ``hypothesis.control`` a ``from`` import happened to ask for first).
         missing = err.name.partition(".")[0] if err.name else str(err)
         print(
-            f"session-toolset {args[0]}: needs the Python module {missing!r}, which is not "
-            "installed; reinstall with 'pip install session-toolset'",
+            f"session-toolset {args[0]}: error: needs the Python module {missing!r}, which is "
+            "not installed; reinstall with 'pip install session-toolset'",
             file=sys.stderr,
         )
         return 2
+    except SystemExit as exc:  # argparse's --help and usage errors inside a subcommand
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

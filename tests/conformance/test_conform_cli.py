@@ -232,7 +232,8 @@ def test_json_and_junit_reports_parse(
     assert status == 1
     data = json.loads(report.read_text(encoding="utf-8"))
     assert data["protocol"] == 1 and data["tool"] == "session-toolset conform"
-    assert data["summary"] == {"passed": 1, "failed": 1, "skipped": 1, "errored": 0}
+    assert data["counts"] == {"passed": 1, "failed": 1, "skipped": 1, "errored": 0}
+    assert data["verdict"] == "fail" and data["format"] == "session-toolset conform report"
     failed = next(v for v in data["vectors"] if v["status"] == "failed")
     assert failed["id"] == "t/control"
     assert failed["failure"]["step"] == 2 and failed["failure"]["path"] == "$.ok"

@@ -1,6 +1,6 @@
 """Which corpus vectors an adapter that implements only some PROTOCOL.md ops can pass.
 
-The implementers' examples (docs/implementers.md's Python adapter, docs/examples/
+The implementers' examples (docs/examples/adapter-minimal.py, docs/examples/
 adapter-skeleton.mjs) implement hello, reset, tool_id_parse, session_id_parse and digest. Their
 tests run them on exactly the vectors those ops reach, computed here from the corpus rather than
 listed: a vector is in scope when every step is a request the example must answer itself -- one

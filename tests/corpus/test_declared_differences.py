@@ -2,22 +2,22 @@
 original's JSON parser mishandles carries the tag ``declared-difference`` — and no other vector
 does, so ``conform --exclude-tag declared-difference`` sets aside exactly those.
 
-"Mishandles" is decided by :mod:`serde_model`, a description of the original's number reader that
-is checked here first against everything the original recorded (reference/digest.json).
+"Mishandles" is decided by :mod:`session_toolset_harness.declared_difference`, a description of
+the original's number reader that is checked here first against everything the original recorded
+(reference/digest.json).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from corpus import serde_model
-from session_toolset.json_value import JsonInputError, parse_json
+from session_toolset.json_value import parse_json
+from session_toolset_harness import declared_difference as declared
 from session_toolset_harness.conform.jsonio import encode_line
 from session_toolset_harness.conform.vectors import read_send
 from session_toolset_harness.corpus import spec
@@ -33,7 +33,7 @@ REFERENCE = json.loads(
 
 def _original(text: str) -> Any:
     """``text`` read the way the original reads numbers (other JSON rules as Python's)."""
-    return json.loads(text, parse_int=serde_model.parse, parse_float=serde_model.parse)
+    return json.loads(text, parse_int=declared.parse, parse_float=declared.parse)
 
 
 def _label(row: dict[str, Any]) -> str:
@@ -57,31 +57,13 @@ def test_the_model_overflows_where_the_original_refused_a_number() -> None:
     overflows = [r for r in REFERENCE["rejected"] if "out of range" in r["serde_error"]]
     assert {r["schema_json"] for r in overflows} >= {"1e400", "1.7976931348623158e308"}
     for row in overflows:
-        with pytest.raises(serde_model.OutOfRange):
+        with pytest.raises(declared.OutOfRange):
             _original(row["schema_json"])
     # ... while the exact decimal of the largest double is in range (SPEC.md 1.4)
     assert parse_json(str(int(1.7976931348623157e308))) == 1.7976931348623157e308
 
 
-def _same(left: object, right: object) -> bool:
-    if type(left) is not type(right):
-        return False
-    if isinstance(left, float) and isinstance(right, float):
-        return left == right and math.copysign(1, left) == math.copysign(1, right)
-    return left == right
-
-
-def mishandled(literal: str) -> bool:
-    """True when the original reads ``literal`` otherwise than SPEC.md 1.4 (and the reference)."""
-    try:
-        correct: object = parse_json(literal)
-    except JsonInputError:
-        correct = JsonInputError
-    try:
-        original: object = serde_model.parse(literal)
-    except serde_model.OutOfRange:
-        original = JsonInputError
-    return not _same(correct, original)
+mishandled = declared.mishandled
 
 
 def _literals(line: bytes) -> list[str]:
@@ -136,3 +118,27 @@ def test_declared_difference_tags_exactly_the_vectors_with_a_mishandled_literal(
 )
 def test_mishandled(literal: str, expected: bool) -> None:
     assert mishandled(literal) is expected
+
+
+def test_the_spec_side_agrees_with_the_reference_on_every_corpus_literal() -> None:
+    """`declared_difference.correct` (SPEC.md 1.4 restated, used to steer explore) reads every
+    number literal the corpus sends as the reference implementation's parser does."""
+    from session_toolset.json_value import JsonInputError
+
+    literals = {
+        lit
+        for document in _documents()
+        for step in document["steps"]
+        for lit in _literals(encode_line(read_send(step)))
+    }
+    assert len(literals) > 100
+    for literal in literals:
+        try:
+            expected: object = parse_json(literal)
+        except JsonInputError:
+            expected = declared.Refused
+        try:
+            found: object = declared.correct(literal)
+        except declared.Refused:
+            found = declared.Refused
+        assert type(found) is type(expected) and found == expected, literal

@@ -1,4 +1,4 @@
-"""The minimal adapter printed in docs/implementers.md really works through the runner.
+"""The minimal adapter docs/implementers.md points to really works through the runner.
 
 It runs on every vector its five ops can pass, computed from the corpus (``example_scope``), so
 a new vector those ops reach — a raw malformed line, a number edge — is one it must pass too.
@@ -7,7 +7,6 @@ a new vector those ops reach — a raw malformed line, a number edge — is one 
 from __future__ import annotations
 
 import json
-import re
 import shlex
 import subprocess
 import sys
@@ -17,15 +16,13 @@ from corpus.example_probes import PROBES, assert_like_reference
 from corpus.example_scope import ROOT, in_scope_paths, step_vectors
 from session_toolset_harness.conform.cli import main as conform_main
 
-GUIDE = ROOT / "docs" / "implementers.md"
+EXAMPLE = ROOT / "docs" / "examples" / "adapter-minimal.py"
 
 
 def example_script(directory: Path) -> Path:
-    """The Python adapter printed in the guide, written out as a file."""
-    found = re.search(r"```python\n(.*?)```", GUIDE.read_text(encoding="utf-8"), re.S)
-    assert found is not None
+    """The Python adapter the guide points to, copied as a newcomer would copy it."""
     script = directory / "example_adapter.py"
-    script.write_text(found.group(1), encoding="utf-8")
+    script.write_bytes(EXAMPLE.read_bytes())
     return script
 
 

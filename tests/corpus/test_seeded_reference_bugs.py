@@ -1,4 +1,4 @@
-"""Vectors pinned after a red-team review, each shown to catch the reference bug it is for.
+"""Vectors pinned for plausible reference bugs, each shown to catch the bug it is for.
 
 Each case copies ``src/session_toolset`` into a scratch directory, plants one bug a plausible
 implementation has (one text replacement), and runs the vector through ``conform`` against that

@@ -63,8 +63,8 @@ def test_a_missing_raw_line_protocol_rejection_is_aimed_at_by_a_malformed_line()
 def test_one_aimed_example_settles_a_missing_protocol_rejection(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # The seed-6 case of `ci` on d1eb538: only `digest` `Protocol` left; before its recipe the
-    # carry grid ran all 400 aimed examples without reaching it.
+    # Only `digest` `Protocol` left: without its recipe the carry grid can run all 400 aimed
+    # examples without reaching it.
     wanted = [("digest", "Protocol")]
 
     def missing(ctx: RunContext, min_hits: int) -> tuple[list[tuple[str, str]], list[str]]:

@@ -14,11 +14,20 @@ from session_toolset_harness.explore.cli import main
 from .conftest import miniature, miniature_command
 
 
-def test_clean_run_exits_0_and_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
+def test_clean_run_exits_0_and_is_concise(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--examples", "10", "--steps", "10", "--seed", "5"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3, lines  # the run, the condition summary, the verdict
+    assert "seed 5" in lines[0] and "steps/s" in lines[0]
+    assert "condition outcomes seen" in lines[1] and lines[2] == "explore: no divergence"
+
+
+def test_verbose_adds_the_coverage_and_condition_tables(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["--examples", "10", "--steps", "10", "--seed", "5", "--verbose"]) == 0
     out = capsys.readouterr().out
-    assert "seed 5" in out and "no divergence" in out
-    assert "catalog_insert" in out and "steps/s" in out
+    assert "catalog_insert" in out and len(out.splitlines()) > 100
 
 
 @pytest.mark.parametrize(
@@ -27,7 +36,14 @@ def test_clean_run_exits_0_and_prints_the_table(capsys: pytest.CaptureFixture[st
         ["--examples", "0"],
         ["--steps", "many"],
         ["--seed", "-1"],
+        ["--budget", "weekly"],
         ["--profile", "weekly"],
+        ["--exclude-tag", "digest"],
+        ["--timeout", "0"],
+        ["--quiet", "--verbose"],
+        ["--json", "/nonexistent-dir/r.json"],
+        ["--junit", "/nonexistent-dir/r.xml"],
+        ["--out", "/nonexistent-dir/f.json"],
         ["--frobnicate"],
         ["--adapter", ""],
         ["--adapter", "/nonexistent/adapter-binary"],
@@ -45,7 +61,19 @@ def test_usage_errors_exit_2_without_traceback(
 ) -> None:
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert "Traceback" not in err and "session-toolset explore" in err
+    assert "Traceback" not in err and err.startswith("session-toolset explore: error: ")
+    assert err.count("\n") == 1, err
+
+
+def test_profile_is_the_deprecated_spelling_of_budget(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "r.json"
+    argv = ["--examples", "3", "--steps", "3", "--seed", "1", "--json", str(report)]
+    assert main(["--profile", "dev", *argv]) == 0
+    err = capsys.readouterr().err
+    assert err == "session-toolset explore: warning: --profile is deprecated; use --budget dev\n"
+    assert json.loads(report.read_text(encoding="utf-8"))["budget"] == "dev"
 
 
 def test_help_exits_0(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,4 +1,4 @@
-"""Issue 5 (a): every miniature of the conformance suite is also caught by explore.
+"""Every miniature of the conformance suite is also caught by explore.
 
 Each miniature's ``patch()`` breaks one behaviour of the reference implementation in-process;
 explore (no shrinking: finding is what is measured here) must report a divergence within three

@@ -12,11 +12,12 @@ import pytest
 from session_toolset_model.conditions import ConditionTable, Decision, RecordingAlgebra
 from session_toolset_model.world import World
 
+from session_toolset_harness.envelope import envelope
 from session_toolset_harness.explore import condition_gate, coverage, report
 from session_toolset_harness.explore.cli import main
 from session_toolset_harness.independent import replay
 
-SMALL = ["--profile", "dev", "--examples", "12", "--steps", "8", "--quiet"]
+SMALL = ["--budget", "dev", "--examples", "12", "--steps", "8", "--quiet"]
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -74,11 +75,13 @@ def _split(table: ConditionTable) -> tuple[ConditionTable, ConditionTable, Decis
 def _shard_report(k: int, table: ConditionTable) -> dict[str, Any]:
     """A ci-profile shard report whose op coverage meets the minimum (only the condition table
     is under test here)."""
+    counts = {"examples": 2, "steps": 1, "divergences": 0, "errors": 0, "steered": 0}
     return {
-        "format": report.FORMAT,
-        "version": report.VERSION,
+        **envelope("explore", report.FORMAT_VERSION, "pass", counts),
         "adapter": "reference (in-process)",
-        "profile": "ci",
+        "budget": "ci",
+        "exclude_tags": [],
+        "timeout": 10.0,
         "seed": 0,
         "jobs": 1,
         "shard": [k, 2],
@@ -86,12 +89,16 @@ def _shard_report(k: int, table: ConditionTable) -> dict[str, Any]:
         "steps_per_example": 1,
         "min_hits": 1,
         "pipeline": True,
+        "engine": "prng",
         "steps": 1,
+        "aimed_examples": 0,
+        "swept_examples": 0,
         "wall_seconds": 0.0,
         "cpu_seconds": 0.0,
         "verdict": "pass",
         "error": None,
         "divergence": None,
+        "problems": [],
         "streams": [],
         "coverage": [
             *([op, code, 1] for op, code in coverage.required_pairs()),
@@ -173,14 +180,13 @@ def test_merge_sums_the_sweep_and_aimed_examples_of_the_shards(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Every shard runs the edge sweep (and its own aimed examples): the merged line says how
-    many in all; a report without the counts (written before the sweep) counts none."""
+    many in all."""
     paths = [tmp_path / f"s{k}.json" for k in (1, 2)]
     for k, out in enumerate(paths, 1):
         assert main([*SMALL, "--seed", "5", "--shard", f"{k}/2", "--json", str(out)]) == 0
     first, second = (_read(p) for p in paths)
     first.update(swept_examples=48, aimed_examples=3)
-    second.update(swept_examples=47)
-    del second["aimed_examples"]
+    second.update(swept_examples=47, aimed_examples=0)
     for path, value in zip(paths, (first, second), strict=True):
         path.write_text(json.dumps(value), encoding="utf-8")
     merged = report.merge([(paths[0], first), (paths[1], second)])

@@ -15,7 +15,7 @@ from session_toolset_harness.explore.parallel import Plan
 
 from .conftest import miniature_command
 
-SMALL = ["--profile", "dev", "--examples", "12", "--steps", "8", "--quiet"]
+SMALL = ["--budget", "dev", "--examples", "12", "--steps", "8", "--quiet"]
 
 
 def test_streams_partition_the_budget_and_shards_are_streams_of_jobs() -> None:

@@ -1,5 +1,5 @@
 """What `test_prng_engine` leaves open about ``--engine prng``, each found by a bug injected into
-`prng_engine` or `run._run_prng` that the suite did not catch (red-team round 13): the budget of
+`prng_engine` or `run._run_prng` that the suite did not catch: the budget of
 steps, initialize rules in the PRNG's order, a ``one_of`` beside an empty bundle, the
 distributions and forced values of the primitive draws, the fast paths, ``only=``, and the
 replay of a pipelined divergence (its own example, once, with a window of one step)."""

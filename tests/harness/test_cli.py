@@ -81,9 +81,9 @@ def test_adapter_subcommand_refuses_arguments() -> None:
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (["-k", "("], "not a regular expression"),
         (["--jobs", "0"], "must be at least 1"),
-        (["-k", "no-obligation-is-called-this"], "no obligation matches"),
+        (["-k", "no-obligation-is-called-this"], "no obligation name contains"),
+        (["-k", "^invariant.init$"], "no obligation name contains"),  # not a regex: a substring
         (["-k", "gate.soundness", "--json", "/nonexistent-dir/r.json"], "cannot write"),
     ],
 )
@@ -95,7 +95,7 @@ def test_prove_input_errors_exit_2_with_one_clear_line(args: list[str], needle: 
 
 
 def test_prove_quiet_prints_only_the_summary_when_all_is_as_expected() -> None:
-    result = _run("prove", "--quiet", "-k", "^gate.soundness$")
+    result = _run("prove", "--quiet", "-k", "gate.soundness")
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.strip().splitlines() == [result.stdout.strip()]
     assert "as expected, 0 not" in result.stdout

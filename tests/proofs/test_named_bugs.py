@@ -1,4 +1,4 @@
-"""The model bugs of issue 8, each made once in the one definition (a mutant), are refuted by a
+"""Named model bugs, each made once in the one definition (a mutant), are refuted by a
 named proof obligation: the row of that obligation under the mutant reads ``refuted`` with a Z3
 counterexample (never ``unknown``, never a witness "not found"), while the default definition
 proves the same obligation."""
@@ -37,7 +37,7 @@ NAMED_BUGS = {
     "revoke_core_session_wide": "zero_inheritance.self_composition.revoke",
     "route_fresh_when_retained": "postcondition.route",
     "default_core_includes_unverified": "postcondition.set_default_core",
-    # red-team finding: the session-wide AlreadyActivated lookup in batches of two or more only
+    # the session-wide AlreadyActivated lookup in batches of two or more only
     "bulk_already_activated_session_wide": "postcondition.activate_many",
 }
 

@@ -125,7 +125,7 @@ def test_cli_emits_vectors_for_a_pattern(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out, report = tmp_path / "v", tmp_path / "r.json"
-    argv = ["--all-profiles", "-k", r"^gate\.soundness$", "--emit-vectors", str(out)]
+    argv = ["--all-profiles", "-k", "gate.soundness", "--emit-vectors", str(out)]
     assert main([*argv, "--json", str(report)]) == 0
     rows = json.loads(report.read_text())["rows"]
     assert sorted(r["vector"] for r in rows if "vector" in r) == [

@@ -1,6 +1,6 @@
 """Behaviour once claimed unobservable: each test kills mutants that ``tools/mutation/
-equivalent.json`` used to list as equivalent, until an audit (issue 11) found a way, through the
-public API or the protocol, to tell them from the original (docs/mutation.md, "Audit").
+equivalent.json`` once listed as equivalent, until an audit found a way, through the public API
+or the protocol, to tell them from the original (docs/mutation.md, "Equivalent mutants").
 
 Every expectation is the documented contract, not the implementation's output: refusals of bad
 JSON values are :class:`JsonInputError` (SPEC.md 1.4, ``json_value``'s and ``digest``'s

@@ -348,7 +348,7 @@ def test_shared_set_does_each_operation_on_the_retained_set() -> None:
     assert snap is not shared.snapshot()
 
 
-# --- second round: what the first strength run still let through ---------------------------
+# --- what the tests above still let through ------------------------------------------------
 
 
 def test_long_flat_documents_are_not_deep() -> None:

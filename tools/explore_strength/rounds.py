@@ -1,4 +1,4 @@
-"""How many rounds ``session-toolset explore --profile ci --seed S`` needs, seed by seed.
+"""How many rounds ``session-toolset explore --budget ci --seed S`` needs, seed by seed.
 
     python tools/explore_strength/rounds.py [--seeds 10] [--first 0] [--jobs 1] [--random-only]
                                             [--engine hypothesis|prng]
@@ -40,7 +40,7 @@ def run(seed: int, random_only: bool, folder: Path, engine: str) -> dict[str, An
     argv += (
         ["--examples", str(CI.examples), "--steps", str(CI.steps)]
         if random_only
-        else ["--profile", "ci"]
+        else ["--budget", "ci"]
     )
     subprocess.run(argv, check=False, capture_output=True)
     found: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))

@@ -1,11 +1,11 @@
-"""Probe program for Python readers: ``example`` (docs/implementers.md's adapter) or ``reference``.
+"""Probe program for Python readers: ``example`` (docs/examples/adapter-minimal.py) or the
+``reference`` reader.
 
 python tools/json_probes/probes.py -- python tools/json_probes/py_probe.py example
 """
 
 from __future__ import annotations
 
-import re
 import struct
 import sys
 from collections.abc import Callable
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from session_toolset.json_value import JsonInputError, parse_json
 
-GUIDE = Path(__file__).resolve().parents[2] / "docs" / "implementers.md"
+EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "adapter-minimal.py"
 
 
 def render(v: object) -> str:
@@ -34,10 +34,8 @@ def render(v: object) -> str:
 
 
 def example_reader() -> Callable[[bytes], object]:
-    found = re.search(r"```python\n(.*?)```", GUIDE.read_text(encoding="utf-8"), re.S)
-    assert found is not None
     namespace: dict[str, object] = {"__name__": "example"}
-    exec(found.group(1), namespace)  # the guide's own text, as a newcomer would copy it
+    exec(EXAMPLE.read_text(encoding="utf-8"), namespace)  # the file as a newcomer would copy it
     reader = namespace["parse_line"]
     assert callable(reader)
     return reader

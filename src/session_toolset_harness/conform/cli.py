@@ -9,11 +9,14 @@ run where any vector failed or errored exits 1; only a clean run exits 0.
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 from importlib import resources
 from pathlib import Path
 from typing import NoReturn
+
+from session_toolset_model import keyword
 
 from session_toolset_harness.conform import (
     coverage,
@@ -31,6 +34,8 @@ from session_toolset_harness.conform.jsonio import truncate
 from session_toolset_harness.conform.results import RunResult, Status
 from session_toolset_harness.conform.runner import Runner, RunOptions
 from session_toolset_harness.conform.validate import validate_all
+from session_toolset_harness.envelope import tool_version, writable_problem
+from session_toolset_harness.summary import GITHUB_STEP_SUMMARY, publish
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -47,7 +52,7 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _positive_seconds(text: str) -> float:
+def positive_seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
@@ -79,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="vector files or directories (recursive *.json); default: the packaged corpus",
     )
     parser.add_argument(
-        "-k", metavar="PATTERN", dest="pattern", help="only vectors whose id contains PATTERN"
+        "-k", metavar="PATTERN", dest="pattern", help=keyword.HELP.format(what="vectors")
     )
     parser.add_argument(
         "--tag",
@@ -122,6 +127,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--junit", metavar="FILE", type=Path, help="write a JUnit XML report")
     parser.add_argument("--json", metavar="FILE", type=Path, help="write a JSON report")
     parser.add_argument(
+        "--summary",
+        metavar="FILE",
+        type=Path,
+        help="write a Markdown summary (per-group table, first failure); it is also appended "
+        "to $GITHUB_STEP_SUMMARY when that is set",
+    )
+    parser.add_argument(
         "--validate",
         action="store_true",
         help="validate the vector files against the schemas and exit; runs no adapter",
@@ -142,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--timeout",
         metavar="SECONDS",
-        type=_positive_seconds,
+        type=positive_seconds,
         default=10.0,
         help="per-request reply timeout (default: 10)",
     )
@@ -158,7 +170,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="REPORT",
         nargs="+",
         type=Path,
-        help="merge --json reports (e.g. of every --shard) into one verdict; runs nothing",
+        help="merge --json reports (e.g. of every --shard) into one verdict, and write the "
+        "merged --json, --junit and --summary reports; runs nothing",
     )
     parser.add_argument("--quiet", action="store_true", help="print only failures and the summary")
     return parser
@@ -268,9 +281,11 @@ def _write_outputs(args: argparse.Namespace, run: RunResult) -> None:
             jsonreport.write(run, args.json, args.shard)
         if args.junit is not None:
             junit.write(run, args.junit)
+        if args.summary is not None or os.environ.get(GITHUB_STEP_SUMMARY):
+            publish(report.markdown(run), args.summary)
         if args.emit_known_failures is not None:
             header = (
-                f"Known failures written by {PROG} ({jsonreport.tool_version()}).\n"
+                f"Known failures written by {PROG} ({tool_version()}).\n"
                 "Format: vector id or glob, whitespace, reason. Use with --skip."
             )
             text = skips.render(_known_failures(run), header)
@@ -280,26 +295,16 @@ def _write_outputs(args: argparse.Namespace, run: RunResult) -> None:
 
 
 def _check_writable(args: argparse.Namespace) -> None:
-    """Fail before anything runs if a report file cannot be written (a usage error).
-
-    Opening for append creates a missing file without truncating an existing one, and reaches
-    every refusal the real write would meet (missing directory, a directory in the way,
-    permissions, a read-only file system); a file created only to probe is removed again."""
+    """Fail before anything runs if a report file cannot be written (a usage error)."""
     for flag, path in (
         ("--json", args.json),
         ("--junit", args.junit),
+        ("--summary", args.summary),
         ("--emit-known-failures", args.emit_known_failures),
     ):
-        if path is None:
-            continue
-        existed = path.exists()
-        try:
-            with path.open("a", encoding="utf-8"):
-                pass
-            if not existed:
-                path.unlink()
-        except OSError as exc:
-            raise UsageError(f"cannot write {flag} {path}: {exc.strerror or exc}") from exc
+        problem = writable_problem(flag, path)
+        if problem is not None:
+            raise UsageError(problem)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -333,7 +338,7 @@ def execute(args: argparse.Namespace, console: report.ConsoleReporter) -> tuple[
         items = [
             item
             for item in items
-            if not isinstance(item, vectors.Vector) or args.pattern in item.id
+            if not isinstance(item, vectors.Vector) or keyword.matches(args.pattern, item.id)
         ]
         if not any(isinstance(item, vectors.Vector) for item in items):
             raise UsageError(f"no vector id contains {args.pattern!r}")
@@ -385,6 +390,24 @@ def _by_tags(
     return select.select(items, args.tags)
 
 
+def _merge(args: argparse.Namespace) -> int:
+    """``--merge``: one verdict over the reports, and the merged reports asked for."""
+    _check_writable(args)
+    try:
+        reports, run = merge.read_all(args.merge)
+    except merge.MergeError as exc:
+        raise UsageError(f"--merge: {exc}") from None
+    status = merge.main(
+        reports,
+        run,
+        show_coverage=args.coverage or args.require_full_coverage,
+        require_full=args.require_full_coverage,
+    )
+    args.shard = (1, 1)  # the merged report covers every shard
+    _write_outputs(args, run)
+    return status
+
+
 def main(argv: list[str]) -> int:
     """Entry point for ``session-toolset conform``; ``argv`` excludes the word ``conform``."""
     try:
@@ -396,11 +419,7 @@ def main(argv: list[str]) -> int:
         return exc.code if isinstance(exc.code, int) else EXIT_OK
     try:
         if args.merge:
-            return merge.main(
-                args.merge,
-                show_coverage=args.coverage or args.require_full_coverage,
-                require_full=args.require_full_coverage,
-            )
+            return _merge(args)
         return _validate(args) if args.validate else _run(args)
     except UsageError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)

@@ -7,22 +7,15 @@ bounded), so a CI job can post-process failures without parsing text.
 from __future__ import annotations
 
 import json
-from importlib import metadata
 from pathlib import Path
 
 from session_toolset_harness.conform.jsonio import RawLine
 from session_toolset_harness.conform.results import RunResult, Status, StepFailure, VectorResult
 from session_toolset_harness.conform.vectors import PROTOCOL_VERSION
+from session_toolset_harness.envelope import envelope
 
-REPORT_FORMAT = 1
-
-
-def tool_version() -> str:
-    """The installed distribution version, or ``unknown`` when running from a bare checkout."""
-    try:
-        return metadata.version("session-toolset")
-    except metadata.PackageNotFoundError:
-        return "unknown"
+FORMAT_VERSION = 2
+"""2: the common envelope (`envelope`); ``summary`` became ``counts``, ``ok`` the ``verdict``."""
 
 
 def _failure(failure: StepFailure) -> dict[str, object]:
@@ -58,15 +51,16 @@ def build(run: RunResult, shard: tuple[int, int] = (1, 1)) -> dict[str, object]:
     """The report as a JSON-ready dict (``shard``: the ``--shard K/N`` this run was)."""
     counts = run.counts()
     return {
-        "report_format": REPORT_FORMAT,
-        "tool": "session-toolset conform",
-        "version": tool_version(),
+        **envelope(
+            "conform",
+            FORMAT_VERSION,
+            "pass" if run.ok else "fail",
+            {status.value: counts[status] for status in Status},
+        ),
         "protocol": PROTOCOL_VERSION,
         "adapter": list(run.adapter),
         "seconds": round(run.seconds, 6),
         "requests": run.requests,
-        "summary": {status.value: counts[status] for status in Status},
-        "ok": run.ok,
         "shard": list(shard),
         "adapter_problems": list(run.adapter_problems),
         "vectors": [_vector(r) for r in run.results],

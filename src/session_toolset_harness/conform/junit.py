@@ -2,13 +2,16 @@
 
 Vectors deliberately contain control characters (``"a\\u0007b"``) that XML 1.0 cannot carry even
 escaped, so every text is passed through ``xml_safe`` first; ElementTree does the ``<&>"``
-escaping. One ``testcase`` per vector, ``classname`` being the id's group.
+escaping. One ``testcase`` per vector, ``classname`` being the id's group, ``file`` the vector
+file relative to the working directory (the checkout a CI job annotates) or, for the packaged
+corpus, relative to the corpus directory (`display_path`).
 """
 
 from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from importlib import resources
 from pathlib import Path
 
 from session_toolset_harness.conform.report import failure_block
@@ -20,6 +23,25 @@ _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]
 def xml_safe(text: str) -> str:
     """Replace characters XML 1.0 forbids with a visible ``\\uXXXX`` escape."""
     return _XML_INVALID.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def display_path(path: str, base: Path | None = None) -> str:
+    """``path`` relative to ``base`` (default: the working directory) when it lies inside it,
+    else relative to the packaged corpus when it lies there, else as given (POSIX slashes)."""
+    if not path:
+        return path
+    candidate = Path(path)
+    if not candidate.is_absolute():
+        return candidate.as_posix()
+    corpus = resources.files("session_toolset_harness") / "vectors"
+    for root in (base or Path.cwd(), corpus if isinstance(corpus, Path) else None):
+        if root is None:
+            continue
+        try:
+            return candidate.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            continue
+    return candidate.as_posix()
 
 
 def build(run: RunResult) -> ET.Element:
@@ -50,7 +72,7 @@ def build(run: RunResult) -> ET.Element:
             {
                 "classname": xml_safe(group or "vectors"),
                 "name": xml_safe(result.id),
-                "file": xml_safe(result.path),
+                "file": xml_safe(display_path(result.path)),
                 "time": f"{result.seconds:.3f}",
             },
         )

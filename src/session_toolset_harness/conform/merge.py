@@ -3,23 +3,30 @@
 
 The merged run passes only when every report passed, every shard ``1..N`` of each N is there
 exactly once, and no vector id was run by two reports (overlapping shards would count it twice).
-Unreadable or foreign files are usage errors (`MergeError`, exit status 2).
+Unreadable or foreign files are usage errors (`MergeError`, exit status 2).  The merged results
+are rebuilt as one `RunResult` (`merged_run`), so ``--json``, ``--junit`` and ``--summary`` write
+the same reports for a merged run as for a single one.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from session_toolset_harness.conform import coverage
-from session_toolset_harness.conform.results import Hit, Status
+from session_toolset_harness.conform.results import (
+    Hit,
+    RunResult,
+    Status,
+    StepFailure,
+    VectorResult,
+)
 
-PROG = "session-toolset conform --merge"
-TOOL = "session-toolset conform"
+PROG = "session-toolset conform"
+FORMAT = "session-toolset conform report"
 
 
 class MergeError(ValueError):
@@ -33,7 +40,7 @@ def read(path: Path) -> dict[str, Any]:
         raise MergeError(f"cannot read {path}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise MergeError(f"{path} is not JSON: {exc}") from None
-    if not isinstance(value, dict) or value.get("tool") != TOOL:
+    if not isinstance(value, dict) or value.get("format") != FORMAT:
         raise MergeError(f"{path} is not a conform report (written by conform --json)")
     vectors = value.get("vectors")
     shard = value.get("shard", [1, 1])
@@ -76,37 +83,90 @@ def problems_of(reports: Sequence[tuple[Path, dict[str, Any]]]) -> list[str]:
     return found
 
 
-def main(paths: Sequence[Path], *, show_coverage: bool, require_full: bool) -> int:
-    """Print the merged summary; 0 when everything passed, 1 otherwise, 2 on a bad file."""
+def _failure(value: object) -> StepFailure | None:
+    if not isinstance(value, dict):
+        return None
+    return StepFailure(
+        index=int(value.get("step", 0)),
+        request=value.get("request"),
+        expected=value.get("expected"),
+        reply=value.get("reply"),
+        path=value.get("path"),
+        message=str(value.get("message", "")),
+        raw_reply=value.get("raw_reply"),
+        stderr_tail=str(value.get("stderr_tail") or ""),
+    )
+
+
+def _result(vector: dict[str, Any]) -> VectorResult:
     try:
-        reports = [(path, read(path)) for path in paths]
-    except MergeError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2
-    counts: Counter[str] = Counter()
-    hits: list[list[Hit]] = []
+        status = Status(vector["status"])
+    except ValueError:
+        raise MergeError(f"unknown vector status {vector['status']!r}") from None
+    return VectorResult(
+        id=vector["id"],
+        path=str(vector.get("path", "")),
+        status=status,
+        seconds=float(vector.get("seconds", 0.0)),
+        reason=str(vector.get("reason") or ""),
+        failure=_failure(vector.get("failure")),
+        hits=tuple(Hit(str(op), str(outcome)) for op, outcome in vector.get("hits", [])),
+        steps_run=int(vector.get("steps_run", 0)),
+    )
+
+
+def merged_run(reports: Sequence[tuple[Path, dict[str, Any]]]) -> RunResult:
+    """Every report's vectors as one run; a merge problem (a shard missing or repeated, a
+    vector run twice, an adapter problem) becomes one of the run's problems, so it fails the
+    merged verdict in every report written from it."""
+    adapters = {tuple(str(a) for a in report.get("adapter", [])) for _, report in reports}
+    adapter = adapters.pop() if len(adapters) == 1 else ("(several adapters)",)
+    return RunResult(
+        adapter=adapter,
+        results=tuple(_result(v) for _, report in reports for v in report["vectors"]),
+        seconds=sum(float(report.get("seconds", 0.0)) for _, report in reports),
+        adapter_problems=tuple(problems_of(reports)),
+    )
+
+
+def read_all(paths: Sequence[Path]) -> tuple[list[tuple[Path, dict[str, Any]]], RunResult]:
+    """The reports and their merged run; `MergeError` for a file that is not a conform report."""
+    reports = [(path, read(path)) for path in paths]
+    try:
+        return reports, merged_run(reports)
+    except MergeError:
+        raise
+    except (TypeError, ValueError, KeyError) as exc:
+        raise MergeError(f"malformed report ({type(exc).__name__}: {exc})") from None
+
+
+def main(
+    reports: Sequence[tuple[Path, dict[str, Any]]],
+    run: RunResult,
+    *,
+    show_coverage: bool,
+    require_full: bool,
+) -> int:
+    """Print the merged summary; 0 when everything passed, 1 otherwise."""
     for path, report in reports:
         for vector in report["vectors"]:
-            counts[vector["status"]] += 1
-            hits.append([Hit(str(op), str(outcome)) for op, outcome in vector.get("hits", [])])
             if vector["status"] in (Status.FAILED.value, Status.ERRORED.value):
                 print(
                     f"{vector['status'].upper()} {vector['id']}  ({path}): {vector.get('reason')}"
                 )
-    problems = problems_of(reports)
-    for problem in problems:
-        print(f"{PROG}: {problem}")
+    for problem in run.adapter_problems:
+        print(f"{PROG}: --merge: {problem}")
     status = 0
     if show_coverage:
-        found = coverage.compute(hits)
+        found = coverage.compute(r.hits for r in run.results)
         print(coverage.render(found), end="")
         if require_full and found.missing():
             print(f"{PROG}: {len(found.missing())} reachable error codes are covered by no vector")
             status = 1
-    bad = counts[Status.FAILED.value] + counts[Status.ERRORED.value]
+    counts = run.counts()
     print(
-        f"{counts[Status.PASSED.value]} passed, {counts[Status.FAILED.value]} failed, "
-        f"{counts[Status.SKIPPED.value]} skipped, {counts[Status.ERRORED.value]} errored "
+        f"{counts[Status.PASSED]} passed, {counts[Status.FAILED]} failed, "
+        f"{counts[Status.SKIPPED]} skipped, {counts[Status.ERRORED]} errored "
         f"({len(reports)} reports merged)"
     )
-    return 1 if bad or problems or status else 0
+    return 0 if run.ok and not status else 1

@@ -8,10 +8,12 @@ not drown the report.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Final, TextIO
 
 from session_toolset_harness.conform.jsonio import render, truncate
 from session_toolset_harness.conform.results import RunResult, Status, VectorResult, summary_line
+from session_toolset_harness.summary import code_block, table
 
 PROGRESS_CHAR: Final = {
     Status.PASSED: ".",
@@ -26,6 +28,9 @@ LABEL: Final = {
     Status.ERRORED: "ERROR",
 }
 PROGRESS_WIDTH: Final = 80
+MAX_DETAILED: Final = 10
+"""Failed or errored vectors explained in full on the console; the rest are counted and left
+to the JSON and JUnit reports (one broken adapter fails every vector the same way)."""
 
 
 class ConsoleReporter:
@@ -55,11 +60,19 @@ class ConsoleReporter:
         own single summary, like ``check``, leaves it out)."""
         if self._terminal and self._column:
             self._stream.write("\n")
-        for result in run.results:
-            if result.status in (Status.FAILED, Status.ERRORED):
-                self._stream.write("\n" + failure_block(result))
-        for problem in run.adapter_problems:
+        bad = [r for r in run.results if r.status in (Status.FAILED, Status.ERRORED)]
+        for result in bad[:MAX_DETAILED]:
+            self._stream.write("\n" + failure_block(result))
+        if len(bad) > MAX_DETAILED:
+            self._stream.write(
+                f"\n... and {len(bad) - MAX_DETAILED} more failed or errored vectors, not shown "
+                "(every one is in the --json and --junit reports)\n"
+            )
+        for problem in run.adapter_problems[:MAX_DETAILED]:
             self._stream.write(f"\nADAPTER {problem}\n")
+        if len(run.adapter_problems) > MAX_DETAILED:
+            more = len(run.adapter_problems) - MAX_DETAILED
+            self._stream.write(f"\n... and {more} more adapter problems (see --json)\n")
         if summary:
             self._stream.write("\n" + summary_line(run) + "\n")
         self._stream.flush()
@@ -101,3 +114,28 @@ def failure_block(result: VectorResult) -> str:
         lines.append("  adapter stderr (tail):")
         lines.extend(f"    {line}" for line in failure.stderr_tail.rstrip("\n").splitlines())
     return "\n".join(lines) + "\n"
+
+
+def markdown(run: RunResult, title: str = "session-toolset conform") -> str:
+    """The ``--summary`` text: verdict, one row per vector group, the first failure."""
+    counts: dict[str, Counter[Status]] = {}
+    for result in run.results:
+        group = result.id.rpartition("/")[0] or "vectors"
+        counts.setdefault(group, Counter())[result.status] += 1
+    rows = [
+        [group, *(found[status] for status in Status)] for group, found in sorted(counts.items())
+    ]
+    verdict = "passed" if run.ok else "**FAILED**"
+    parts = [
+        f"## {title}: {verdict}\n",
+        f"{summary_line(run)}; adapter `{' '.join(run.adapter)}`\n",
+        table(["group", *(status.value for status in Status)], rows),
+    ]
+    bad = [r for r in run.results if r.status in (Status.FAILED, Status.ERRORED)]
+    if bad:
+        more = f" ({len(bad) - 1} more in the JSON and JUnit reports)" if len(bad) > 1 else ""
+        parts.append(f"### First failure: `{bad[0].id}`{more}\n")
+        parts.append(code_block(failure_block(bad[0])))
+    for problem in run.adapter_problems:
+        parts.append(f"- {problem}\n")
+    return "\n".join(parts)

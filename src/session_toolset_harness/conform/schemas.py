@@ -21,6 +21,9 @@ from referencing import Registry, Resource
 from session_toolset_harness.conform.matcher import child_path
 
 SCHEMA_NAMES: Final = ("vector", "request", "reply")
+REPORT_SCHEMA_NAMES: Final = ("conform-report", "explore-report", "prove-report", "check-report")
+"""The ``--json`` report of each command (`envelope`): ``check``'s refers to ``prove``'s and
+``conform``'s."""
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,7 @@ def load_schema(name: str) -> dict[str, Any]:
 @cache
 def _registry() -> Registry[Any]:
     registry: Registry[Any] = Registry()
-    for name in SCHEMA_NAMES:
+    for name in (*SCHEMA_NAMES, *REPORT_SCHEMA_NAMES):
         schema = load_schema(name)
         registry = registry.with_resource(schema["$id"], Resource.from_contents(schema))
     return registry
@@ -95,6 +98,11 @@ def request_ops() -> tuple[str, ...]:
 def validate_vector(document: object) -> list[SchemaProblem]:
     """Problems of a whole vector file against vector.schema.json."""
     return _problems(_validator("vector", ""), document)
+
+
+def validate_report(name: str, report: object) -> list[SchemaProblem]:
+    """Problems of a ``--json`` report against ``<name>.schema.json`` (`REPORT_SCHEMA_NAMES`)."""
+    return _problems(_validator(name, ""), report)
 
 
 def validate_request(request: object) -> list[SchemaProblem]:

@@ -4,30 +4,40 @@ Exit status: 0 no divergence (and, under the ``ci``/``nightly`` profiles, covera
 1 a divergence (the shrunk sequence is printed and written as a vector file) or a coverage
 shortfall; 2 usage errors.  Never a traceback.
 
-``--jobs N`` and ``--shard K/N`` split the run into seed streams (`parallel`); ``--json`` writes
-a report and ``--merge`` turns several reports into one coverage table and one verdict (`report`).
+``--jobs N`` and ``--shard K/N`` split the run into seed streams (`parallel`); ``--json``,
+``--junit`` and ``--summary`` write reports, and ``--merge`` turns several ``--json`` reports into
+one verdict and writes the same reports for the merged run (`report`).  The coverage and
+condition tables are printed with ``--verbose`` only (they are always in the JSON report).
+``--exclude-tag declared-difference`` steers every request off the number literals of SPEC.md
+1.4's declared difference (`declared_difference`), as ``conform --exclude-tag`` sets their
+vectors aside.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import shlex
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from session_toolset_model.conditions import format_table
 
 from ..conform import shard
+from ..conform.cli import positive_seconds
 from ..conform.client import AdapterStartError
+from ..corpus.dsl import DECLARED_DIFFERENCE
+from ..envelope import writable_problem
+from ..summary import GITHUB_STEP_SUMMARY, publish
 from . import condition_gate, coverage, report
 from .hypothesis_private import prng_engine_unsupported
 from .parallel import Plan, PlanResult, run_plan
 from .prng_engine import DEFAULT_ENGINE, ENGINES
 from .run import PROFILES
 from .storage import use_cache_directory
-from .sut import AdapterSut, SutFailure
+from .sut import REQUEST_TIMEOUT_SECONDS, AdapterSut, SutFailure
 from .vectorize import describe, failure_vector, write_vector
 
 PROG = "session-toolset explore"
@@ -36,6 +46,28 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 class UsageError(Exception):
     pass
+
+
+class _DeprecatedProfile(argparse.Action):
+    """``--profile``: the old spelling of ``--budget`` (``prove --profile`` names drift rules)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        print(f"{PROG}: warning: --profile is deprecated; use --budget {values}", file=sys.stderr)
+        namespace.budget = values
+
+
+def _exclude_tag(text: str) -> str:
+    if text != DECLARED_DIFFERENCE:
+        raise argparse.ArgumentTypeError(
+            f"explore can set apart only {DECLARED_DIFFERENCE!r} (SPEC.md 1.4), not {text!r}"
+        )
+    return text
 
 
 class _Parser(argparse.ArgumentParser):
@@ -77,17 +109,46 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: the reference implementation, in-process)",
     )
     parser.add_argument(
-        "--profile",
+        "--budget",
         choices=sorted(PROFILES),
         default="dev",
         help="example/step budget and coverage minimum (default: dev)",
     )
-    parser.add_argument("--examples", type=_positive, help="number of examples (sequences)")
-    parser.add_argument("--steps", type=_positive, help="maximum steps per example")
-    parser.add_argument("--seed", type=_seed, help="random seed (default: a fresh one, printed)")
+    parser.add_argument(
+        "--profile",
+        choices=sorted(PROFILES),
+        action=_DeprecatedProfile,
+        help=argparse.SUPPRESS,
+    )
+    parser.add_argument(
+        "--examples", type=_positive, metavar="N", help="number of examples (sequences)"
+    )
+    parser.add_argument("--steps", type=_positive, metavar="N", help="maximum steps per example")
+    parser.add_argument(
+        "--seed", type=_seed, metavar="N", help="random seed (default: a fresh one, printed)"
+    )
+    parser.add_argument(
+        "--timeout",
+        metavar="SECONDS",
+        type=positive_seconds,
+        default=REQUEST_TIMEOUT_SECONDS,
+        help=f"per-request reply timeout of --adapter (default: {REQUEST_TIMEOUT_SECONDS:g})",
+    )
+    parser.add_argument(
+        "--exclude-tag",
+        metavar="TAG",
+        action="append",
+        default=[],
+        dest="exclude_tags",
+        type=_exclude_tag,
+        help=f"{DECLARED_DIFFERENCE}: steer every request off the number literals of SPEC.md "
+        "1.4's declared difference (long literals a parser that is not correctly rounding reads "
+        "one ulp off, in-range literals it overflows on); the report counts the steered ones",
+    )
     parser.add_argument(
         "--out",
         type=Path,
+        metavar="FILE",
         default=Path("explore-failure.json"),
         help="where to write the failing sequence as a vector file",
     )
@@ -95,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--jobs",
         type=_positive,
+        metavar="N",
         default=1,
         help="worker processes, each with its own adapter process and seed stream (default 1)",
     )
@@ -107,11 +169,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--json", type=Path, metavar="FILE", help="write a JSON report")
     parser.add_argument(
+        "--junit",
+        type=Path,
+        metavar="FILE",
+        help="write a JUnit XML report (a divergence fails its stream's testcase, carrying the "
+        "shrunk sequence)",
+    )
+    parser.add_argument(
+        "--summary",
+        type=Path,
+        metavar="FILE",
+        help="write a Markdown summary (per-operation table, the divergence); it is also "
+        "appended to $GITHUB_STEP_SUMMARY when that is set",
+    )
+    parser.add_argument(
         "--merge",
         type=Path,
         nargs="+",
         metavar="REPORT",
-        help="merge --json reports into one coverage table and verdict; runs nothing",
+        help="merge --json reports into one verdict, and write the merged --json, --junit and "
+        "--summary reports; runs nothing",
     )
     parser.add_argument(
         "--no-pipeline",
@@ -127,7 +204,17 @@ def build_parser() -> argparse.ArgumentParser:
         "second; shrinks a divergence's rules before explore's own request shrinking); "
         f"default with the installed Hypothesis: {DEFAULT_ENGINE}",
     )
-    parser.add_argument("--quiet", action="store_true", help="omit the coverage table")
+    out = parser.add_mutually_exclusive_group()
+    out.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress display (the tables are printed with --verbose only)",
+    )
+    out.add_argument(
+        "--verbose",
+        action="store_true",
+        help="also print the coverage table and the model's condition (MC/DC) table",
+    )
     return parser
 
 
@@ -138,7 +225,7 @@ def _shard(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
-def _adapter_argv(adapter: str | None) -> tuple[str, ...] | None:
+def _adapter_argv(adapter: str | None, timeout: float) -> tuple[str, ...] | None:
     if adapter is None:
         return None
     try:
@@ -148,10 +235,44 @@ def _adapter_argv(adapter: str | None) -> tuple[str, ...] | None:
     if not argv:
         raise UsageError("--adapter: empty command")
     try:  # start it once here: a missing executable is a usage problem, reported before work
-        AdapterSut(argv).close()
+        AdapterSut(argv, timeout).close()
     except AdapterStartError as err:
         raise UsageError(str(err)) from None
     return tuple(argv)
+
+
+def _tables(args: argparse.Namespace, hits: Any, conditions: Any) -> None:
+    if args.verbose:
+        print(coverage.table(hits))
+        print(format_table(conditions, condition_gate.LISTED))
+
+
+def _outputs(args: argparse.Namespace) -> list[tuple[str, Path | None]]:
+    files = [("--json", args.json), ("--junit", args.junit), ("--summary", args.summary)]
+    return files if args.merge else [*files, ("--out", args.out)]
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Every file the run may write must be writable before any work starts."""
+    for flag, path in _outputs(args):
+        problem = writable_problem(flag, path)
+        if problem is not None:
+            raise UsageError(problem)
+
+
+def _write_reports(args: argparse.Namespace, built: dict[str, Any]) -> int | None:
+    """Write the ``--json``, ``--junit`` and ``--summary`` reports; `EXIT_USAGE` on failure."""
+    try:
+        if args.json is not None:
+            report.write(args.json, built)
+        if args.junit is not None:
+            report.write_junit(args.junit, built)
+        if args.summary is not None or os.environ.get(GITHUB_STEP_SUMMARY):
+            publish(report.markdown(built), args.summary)
+    except OSError as err:
+        print(f"{PROG}: error: cannot write a report: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    return None
 
 
 def _report(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name: str) -> int:
@@ -167,10 +288,13 @@ def _report(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name: str
         f"{cpu_rate:,.0f} steps/s CPU)"
         + (f"; {result.swept} edge-sweep examples" if result.swept else "")
         + (f"; {result.aimed} aimed examples at outcomes still missing" if result.aimed else "")
+        + (
+            f"; {result.steered} number literals steered off the declared difference"
+            if plan.steer_declared
+            else ""
+        )
     )
-    if not args.quiet:
-        print(coverage.table(result.coverage))
-        print(format_table(result.conditions, condition_gate.LISTED))
+    _tables(args, result.coverage, result.conditions)
     print(condition_gate.summary(result.conditions))
     if result.error is not None:
         print(
@@ -184,7 +308,11 @@ def _report(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name: str
         vector = failure_vector(
             result.failure, result.digests, result.seed, preflight=result.preflight
         )
-        write_vector(args.out, vector)
+        try:
+            write_vector(args.out, vector)
+        except OSError as err:
+            print(f"{PROG}: error: cannot write --out {args.out}: {err}", file=sys.stderr)
+            return EXIT_USAGE
         vector_path = args.out
         where = (
             ""
@@ -202,26 +330,23 @@ def _report(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name: str
             f"(replay: session-toolset conform --vectors {args.out})"
         )
         status = EXIT_FAILED
-    if args.json is not None:
-        built = report.build(plan, outcome, profile=args.profile, adapter=name, vector=vector_path)
-        try:
-            report.write(args.json, built)
-        except OSError as err:
-            print(f"{PROG}: cannot write {args.json}: {err}", file=sys.stderr)
-            return EXIT_USAGE
+    built = report.build(plan, outcome, budget=args.budget, adapter=name, vector=vector_path)
+    written = _write_reports(args, built)
+    if written is not None:
+        return written
     if status != EXIT_OK:
         return status
     minimum = plan.min_hits
     short = coverage.missing(result.coverage, minimum) if minimum and plan.shard[1] == 1 else []
     if short:
-        print(f"explore: coverage below the {args.profile} minimum of {minimum}:", file=sys.stderr)
+        print(f"explore: coverage below the {args.budget} minimum of {minimum}:", file=sys.stderr)
         for (op, code), hits in short:
             print(f"  {op} {code}: {hits}", file=sys.stderr)
         return EXIT_FAILED
     unseen = condition_gate.missing(result.conditions) if minimum and plan.shard[1] == 1 else []
     if unseen:
         print(
-            f"explore: {len(unseen)} reachable condition outcomes never seen ({args.profile} "
+            f"explore: {len(unseen)} reachable condition outcomes never seen ({args.budget} "
             "requires all):",
             file=sys.stderr,
         )
@@ -236,6 +361,7 @@ def _report(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name: str
 
 
 def _merge(args: argparse.Namespace) -> int:
+    _check_outputs(args)
     try:
         reports = [(path, report.read(path)) for path in args.merge]
     except report.ReportError as err:
@@ -246,9 +372,7 @@ def _merge(args: argparse.Namespace) -> int:
         + (f"; {merged.swept} edge-sweep examples" if merged.swept else "")
         + (f"; {merged.aimed} aimed examples" if merged.aimed else "")
     )
-    if not args.quiet:
-        print(coverage.table(merged.coverage))
-        print(format_table(merged.conditions, condition_gate.LISTED))
+    _tables(args, merged.coverage, merged.conditions)
     print(condition_gate.summary(merged.conditions))
     for problem in merged.problems:
         print(f"explore --merge: {problem}", file=sys.stderr)
@@ -259,11 +383,14 @@ def _merge(args: argparse.Namespace) -> int:
     if merged.unseen:
         print(
             f"explore --merge: {len(merged.unseen)} reachable condition outcomes never seen in "
-            "any shard (the profile requires all):",
+            "any shard (the budget requires all):",
             file=sys.stderr,
         )
         for key in merged.unseen:
             print(f"  {key}", file=sys.stderr)
+    written = _write_reports(args, merged.to_json())
+    if written is not None:
+        return written
     if merged.ok:
         print("explore --merge: no divergence")
         return EXIT_OK
@@ -276,30 +403,33 @@ def main(argv: list[str] | None = None) -> int:
         if args.merge:
             return _merge(args)
         if args.engine == "prng" and (unsupported := prng_engine_unsupported()):
-            raise UsageError(f"error: {unsupported}")
-        adapter = _adapter_argv(args.adapter)
+            raise UsageError(unsupported)
+        _check_outputs(args)
+        adapter = _adapter_argv(args.adapter, args.timeout)
     except UsageError as err:
-        print(f"{PROG}: {err}", file=sys.stderr)
+        print(f"{PROG}: error: {err}", file=sys.stderr)
         return EXIT_USAGE
     except SystemExit as exit_:  # --help
         return EXIT_OK if exit_.code in (0, None) else EXIT_USAGE
-    profile = PROFILES[args.profile]
+    budget = PROFILES[args.budget]
     plan = Plan(
-        examples=args.examples or profile.examples,
-        steps=args.steps or profile.steps,
+        examples=args.examples or budget.examples,
+        steps=args.steps or budget.steps,
         seed=random.randrange(2**32) if args.seed is None else args.seed,
         jobs=args.jobs,
         shard=args.shard,
-        rounds=profile.rounds,
-        min_hits=profile.min_hits,
+        rounds=budget.rounds,
+        min_hits=budget.min_hits,
         shrink=not args.no_shrink,
         pipeline=not args.no_pipeline,
         adapter=adapter,
         engine=args.engine,
+        timeout=args.timeout,
+        exclude_tags=tuple(dict.fromkeys(args.exclude_tags)),
     )
     if plan.total_streams > plan.examples:
         print(
-            f"{PROG}: {plan.total_streams} seed streams (jobs x shards) for only "
+            f"{PROG}: error: {plan.total_streams} seed streams (jobs x shards) for only "
             f"{plan.examples} examples",
             file=sys.stderr,
         )
@@ -308,7 +438,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         outcome = run_plan(plan)
     except SutFailure as err:
-        print(f"{PROG}: the adapter failed before exploring: {err}", file=sys.stderr)
+        print(f"{PROG}: error: the adapter failed before exploring: {err}", file=sys.stderr)
         return EXIT_FAILED
     name = "reference (in-process)" if adapter is None else shlex.join(adapter)
     return _report(outcome, args, plan, name)

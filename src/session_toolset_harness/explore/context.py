@@ -67,6 +67,11 @@ class RunContext:
     Hypothesis's shrinker more to cut (it must stay one deterministic function of the draws)."""
     on_divergence: Callable[[], None] | None = None
     """Called at the first divergence of the run, before any shrinking."""
+    steer_declared: bool = False
+    """``--exclude-tag declared-difference``: requests are steered off the number literals of
+    SPEC.md 1.4's declared difference (`declared_difference`) before they are sent."""
+    steered: int = 0
+    """Number literals replaced by that steering over the run."""
     first_failure: Divergence | None = None
     """The first divergence of the run, kept whatever Hypothesis's replays do next (`failure`
     is the last example's, None when the final replay passed: a flaky implementation)."""

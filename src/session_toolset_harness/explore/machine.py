@@ -27,6 +27,8 @@ from hypothesis.stateful import (
 from session_toolset_model.conditions import RecordingAlgebra
 from session_toolset_model.world import World
 
+from ..conform.jsonio import RawLine
+from ..declared_difference import steer_line, steer_value
 from . import pools
 from . import strategies as gen
 from .context import RunContext
@@ -95,9 +97,21 @@ class ExploreMachine(WholeProtocolRules, GenerationEdgeRules):
 
     def step(self, request: Request) -> Reply:
         """Send one request to both sides; the observer checks reply, state and frame."""
+        if self.ctx.steer_declared:
+            request = self._steer(request)
         expected, line = expect_and_encode(self.world, request)
         self.observer.step(request, expected, line)
         return expected
+
+    def _steer(self, request: Request) -> Request:
+        """The request with SPEC.md 1.4's declared-difference literals replaced (counted)."""
+        if isinstance(request, RawLine):
+            data, count = steer_line(request.data)
+            steered: Request = RawLine(data, request.hex) if count else request
+        else:
+            steered, count = steer_value(request)
+        self.ctx.steered += count
+        return steered
 
     def teardown(self) -> None:
         """The end of the example: the full observable state, and whatever is outstanding."""

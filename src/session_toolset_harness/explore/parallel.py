@@ -30,10 +30,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..corpus.dsl import DECLARED_DIFFERENCE
 from . import condition_gate, coverage
 from .prng_engine import DEFAULT_ENGINE
 from .run import ExploreResult, explore
-from .sut import AdapterSut, InProcessSut, Sut, SutFailure
+from .sut import REQUEST_TIMEOUT_SECONDS, AdapterSut, InProcessSut, Sut, SutFailure
 
 POLL_SECONDS = 0.5
 
@@ -55,6 +56,14 @@ class Plan:
     """None: the reference implementation in-process."""
     engine: str = DEFAULT_ENGINE
     """What draws the examples (`prng_engine.ENGINES`)."""
+    timeout: float = REQUEST_TIMEOUT_SECONDS
+    """Seconds an adapter may take to answer one request (``--timeout``)."""
+    exclude_tags: tuple[str, ...] = ()
+    """``--exclude-tag``: ``declared-difference`` steers requests off SPEC.md 1.4's literals."""
+
+    @property
+    def steer_declared(self) -> bool:
+        return DECLARED_DIFFERENCE in self.exclude_tags
 
     @property
     def total_streams(self) -> int:
@@ -101,13 +110,13 @@ class PlanResult:
         return self.result.steps / self.wall_seconds if self.wall_seconds else 0.0
 
 
-def make_sut(adapter: Sequence[str] | None) -> Sut:
-    return InProcessSut() if adapter is None else AdapterSut(list(adapter))
+def make_sut(adapter: Sequence[str] | None, timeout: float = REQUEST_TIMEOUT_SECONDS) -> Sut:
+    return InProcessSut() if adapter is None else AdapterSut(list(adapter), timeout)
 
 
 def _one_stream(plan: Plan, stream: int, round_: int, found: Any, suts: list[Sut]) -> ExploreResult:
     seed = plan.stream_seed(stream, round_)
-    sut = make_sut(plan.adapter)
+    sut = make_sut(plan.adapter, plan.timeout)
     suts.append(sut)
     try:
         return explore(
@@ -120,6 +129,7 @@ def _one_stream(plan: Plan, stream: int, round_: int, found: Any, suts: list[Sut
             on_divergence=None if found is None else (lambda: found.put(("found", stream))),
             min_hits=plan.min_hits,
             engine=plan.engine,
+            steer_declared=plan.steer_declared,
         )
     except SutFailure as err:
         return ExploreResult(Counter(), None, 0, 0.0, 0.0, seed, {}, f"the adapter failed: {err}")
@@ -242,6 +252,7 @@ def run_plan(plan: Plan) -> PlanResult:
             total.steps += result.steps
             total.aimed += result.aimed
             total.swept += result.swept
+            total.steered += result.steered
             total.cpu_seconds += result.cpu_seconds
             total.digests = total.digests or result.digests
             if result.failure is not None and total.failure is None:

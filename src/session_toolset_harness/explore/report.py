@@ -1,4 +1,6 @@
-"""The ``--json`` report of one exploration (one machine, one shard) and ``--merge`` of several.
+"""The ``--json`` report of one exploration (one machine, one shard) and ``--merge`` of several,
+and the ``--junit`` and ``--summary`` renderings of a report (`junit`, `markdown`), single or
+merged (`Merged.to_json` is a report of the same format, shard 1/1).
 
 A report carries the plan (seed, jobs, shard, budget, profile minimum), the coverage table, the
 condition table (per decision of the model: the condition outcomes seen with their counts, and
@@ -15,27 +17,46 @@ profile with one, the condition gate (`condition_gate`: every outcome not proved
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from session_toolset_model.conditions import OUTCOMES, ConditionTable
 
+from ..conform.junit import display_path, xml_safe
+from ..envelope import envelope
+from ..summary import code_block, table
 from . import condition_gate, coverage
 from .parallel import Plan, PlanResult
+from .vectorize import describe
 
 FORMAT = "session-toolset explore report"
-VERSION = 2
-"""2: the condition table (version 1 reports had none, so cannot be judged by the gate)."""
+FORMAT_VERSION = 3
+"""3: the common envelope (`envelope`), ``profile`` renamed ``budget``, the divergence's
+shrunk sequence as text and the declared-difference steering; 2 added the condition table."""
+VERDICTS = ("pass", "divergence", "error", "coverage")
 
 
 class ReportError(ValueError):
     """A ``--merge`` input that is not a readable explore report."""
 
 
+def _counts(
+    steps: int, examples: int, divergences: int, errors: int, steered: int
+) -> dict[str, int]:
+    return {
+        "examples": examples,
+        "steps": steps,
+        "divergences": divergences,
+        "errors": errors,
+        "steered": steered,
+    }
+
+
 def build(
-    plan: Plan, outcome: PlanResult, *, profile: str, adapter: str, vector: Path | None
+    plan: Plan, outcome: PlanResult, *, budget: str, adapter: str, vector: Path | None
 ) -> dict[str, Any]:
     result = outcome.result
     failure = result.failure
@@ -47,11 +68,20 @@ def build(
         verdict = "coverage"
     else:
         verdict = "pass"
+    examples = sum(plan.stream_examples(g) for g in plan.streams())
+    counts = _counts(
+        result.steps,
+        examples,
+        int(failure is not None),
+        int(result.error is not None),
+        result.steered,
+    )
     return {
-        "format": FORMAT,
-        "version": VERSION,
+        **envelope("explore", FORMAT_VERSION, verdict, counts),
         "adapter": adapter,
-        "profile": profile,
+        "budget": budget,
+        "exclude_tags": list(plan.exclude_tags),
+        "timeout": plan.timeout,
         "seed": plan.seed,
         "jobs": plan.jobs,
         "shard": list(plan.shard),
@@ -77,7 +107,9 @@ def build(
             "flaky": failure.flaky,
             "literal": failure.literal,
             "vector": None if vector is None else str(vector),
+            "sequence": describe(failure),
         },
+        "problems": [],
         "streams": [
             {
                 "stream": r.stream,
@@ -154,8 +186,9 @@ def read(path: Path) -> dict[str, Any]:
         raise ReportError(f"{path} is not JSON: {err}") from None
     if not isinstance(value, dict) or value.get("format") != FORMAT:
         raise ReportError(f"{path} is not an explore report (written by explore --json)")
-    if value.get("version") != VERSION:
-        raise ReportError(f"{path}: report version {value.get('version')!r}, expected {VERSION}")
+    if value.get("format_version") != FORMAT_VERSION:
+        found = value.get("format_version", value.get("version"))
+        raise ReportError(f"{path}: report format {found!r}, expected {FORMAT_VERSION}")
     try:
         _check_shape(value)
     except (TypeError, ValueError, KeyError) as err:
@@ -170,10 +203,15 @@ def _check_shape(report: dict[str, Any]) -> None:
     for op, code, hits in report["coverage"]:
         if not (isinstance(op, str) and isinstance(code, str) and isinstance(hits, int)):
             raise ValueError("coverage row")
-    if report["verdict"] not in ("pass", "divergence", "error", "coverage"):
+    if report["verdict"] not in VERDICTS:
         raise ValueError("verdict")
-    int(report["steps"])
-    int(report["min_hits"])
+    for key in ("steps", "min_hits", "swept_examples", "aimed_examples"):
+        int(report[key])
+    missing = [key for key in _PLAN_KEYS if key not in report]
+    if missing:
+        raise KeyError(missing[0])
+    for key in ("examples", "steered"):
+        int(report["counts"][key])
     conditions_from_json(report["conditions"])
 
 
@@ -192,10 +230,71 @@ class Merged:
     """Edge-sweep examples over the reports (each shard sweeps: `edge_sweep` is per stream)."""
     aimed: int = 0
     """Aimed examples over the reports."""
+    reports: list[tuple[Path, dict[str, Any]]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return not self.problems and not self.short and not self.unseen
+
+    def divergences(self) -> list[tuple[Path, dict[str, Any]]]:
+        return [(p, r["divergence"]) for p, r in self.reports if r["verdict"] == "divergence"]
+
+    @property
+    def verdict(self) -> str:
+        if self.divergences():
+            return "divergence"
+        if self.problems:
+            return "error"
+        return "coverage" if self.short or self.unseen else "pass"
+
+    def to_json(self) -> dict[str, Any]:
+        """The merged run as one explore report (shard 1/1; ``merged_from`` names its inputs)."""
+        first = self.reports[0][1]
+        found = self.divergences()
+        divergence = None
+        if found:
+            divergence = {**found[0][1], "report": str(found[0][0])}
+        errors = sum(r["verdict"] == "error" for _, r in self.reports)
+        counts = _counts(
+            self.steps,
+            sum(int(r["counts"]["examples"]) for _, r in self.reports),
+            len(found),
+            errors,
+            sum(int(r["counts"]["steered"]) for _, r in self.reports),
+        )
+        return {
+            **envelope("explore", FORMAT_VERSION, self.verdict, counts),
+            **{key: first[key] for key in _PLAN_KEYS},
+            "shard": [1, 1],
+            "merged_from": [str(p) for p, _ in self.reports],
+            "steps": self.steps,
+            "aimed_examples": self.aimed,
+            "swept_examples": self.swept,
+            "wall_seconds": max(float(r["wall_seconds"]) for _, r in self.reports),
+            "cpu_seconds": round(sum(float(r["cpu_seconds"]) for _, r in self.reports), 3),
+            "error": next((r["error"] for _, r in self.reports if r["error"]), None),
+            "divergence": divergence,
+            "problems": list(self.problems),
+            "streams": [s for _, r in self.reports for s in r["streams"]],
+            "coverage": [[op, code, hits] for (op, code), hits in sorted(self.coverage.items())],
+            "conditions": conditions_json(self.conditions),
+        }
+
+
+_PLAN_KEYS = (
+    "adapter",
+    "budget",
+    "exclude_tags",
+    "timeout",
+    "seed",
+    "jobs",
+    "examples",
+    "steps_per_example",
+    "min_hits",
+    "pipeline",
+    "engine",
+)
+"""Plan fields a merged report takes from its first input (the shards of one plan agree)."""
 
 
 def merge(reports: list[tuple[Path, dict[str, Any]]]) -> Merged:
@@ -209,8 +308,8 @@ def merge(reports: list[tuple[Path, dict[str, Any]]]) -> Merged:
             hits[(op, code)] += count
         conditions.merge(conditions_from_json(report["conditions"]))
         steps += int(report["steps"])
-        swept += int(report.get("swept_examples", 0))  # absent from reports before the sweep
-        aimed += int(report.get("aimed_examples", 0))
+        swept += int(report["swept_examples"])
+        aimed += int(report["aimed_examples"])
         if report["verdict"] == "divergence":
             found = report["divergence"] or {}
             problems.append(
@@ -227,7 +326,7 @@ def merge(reports: list[tuple[Path, dict[str, Any]]]) -> Merged:
             report["examples"],
             report["steps_per_example"],
             report["shard"][1],
-            report.get("engine", "hypothesis"),  # absent from reports before --engine
+            report["engine"],
         )
         plans.setdefault(key, []).append(int(report["shard"][0]))
     for (_adapter, seed, jobs, _e, _s, n, engine), shards in sorted(plans.items(), key=str):
@@ -245,4 +344,126 @@ def merge(reports: list[tuple[Path, dict[str, Any]]]) -> Merged:
     minimum = max((int(r["min_hits"]) for _, r in reports), default=0)
     short = coverage.missing(hits, minimum) if minimum else []
     unseen = condition_gate.missing(conditions) if minimum else []
-    return Merged(hits, steps, problems, short, minimum, conditions, unseen, swept, aimed)
+    return Merged(
+        hits, steps, problems, short, minimum, conditions, unseen, swept, aimed, list(reports)
+    )
+
+
+def _shortfall(report: dict[str, Any]) -> list[str]:
+    """The coverage minimum's shortfalls of a whole-plan report (none for a shard alone)."""
+    minimum = int(report["min_hits"])
+    if not minimum or report["shard"][1] != 1:
+        return []
+    hits: Counter[tuple[str, str]] = Counter()
+    for op, code, count in report["coverage"]:
+        hits[(op, code)] += count
+    short = [f"{op} {code}: {n} of {minimum}" for (op, code), n in coverage.missing(hits, minimum)]
+    unseen = condition_gate.missing(conditions_from_json(report["conditions"]))
+    return short + [f"condition outcome never seen: {key}" for key in unseen]
+
+
+def _divergence_text(divergence: dict[str, Any]) -> str:
+    text = str(divergence.get("sequence") or divergence.get("reason"))
+    if divergence.get("vector"):
+        text += f"\nvector: {divergence['vector']} "
+        text += f"(replay: session-toolset conform --vectors {divergence['vector']})"
+    return text
+
+
+def _diverged_in(divergence: dict[str, Any], stream: dict[str, Any]) -> bool:
+    """The divergence was found by ``stream`` (a single-stream run names no stream)."""
+    if divergence.get("stream") is None:
+        return bool(divergence.get("seed") == stream["seed"])
+    return bool(divergence["stream"] == stream["stream"])
+
+
+def junit(report: dict[str, Any]) -> ET.Element:
+    """The ``--junit`` report: one testcase per seed stream (the diverging one fails, carrying
+    the shrunk sequence; one whose run stopped on an error is an error) and, when the budget has
+    a coverage minimum, one testcase for it."""
+    suites = ET.Element("testsuites")
+    suite = ET.SubElement(suites, "testsuite", {"name": "session-toolset explore"})
+    divergence = report["divergence"]
+    failures = errors = 0
+    for stream in report["streams"]:
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            {
+                "classname": "explore",
+                "name": f"stream {stream['stream']} (seed {stream['seed']})",
+                "time": "0",
+            },
+        )
+        if divergence is not None and _diverged_in(divergence, stream):
+            failures += 1
+            if divergence.get("vector"):
+                case.set("file", xml_safe(display_path(str(divergence["vector"]))))
+            message = xml_safe(" ".join(str(divergence["reason"]).split())[:1000])
+            failed = ET.SubElement(case, "failure", {"message": message, "type": "divergence"})
+            failed.text = xml_safe(_divergence_text(divergence))
+    if report["verdict"] == "error":
+        errors += 1
+        case = ET.SubElement(suite, "testcase", {"classname": "explore", "name": "run"})
+        message = str(report["error"] or "; ".join(report["problems"]))
+        error = ET.SubElement(case, "error", {"message": xml_safe(message[:1000])})
+        error.text = xml_safe("\n".join([message, *report["problems"]]))
+    if divergence is not None and not failures:  # a divergence of a stream not listed
+        failures += 1
+        case = ET.SubElement(suite, "testcase", {"classname": "explore", "name": "divergence"})
+        failed = ET.SubElement(case, "failure", {"message": xml_safe(str(divergence["reason"]))})
+        failed.text = xml_safe(_divergence_text(divergence))
+    if int(report["min_hits"]) and report["shard"][1] == 1:
+        case = ET.SubElement(suite, "testcase", {"classname": "explore", "name": "coverage"})
+        short = _shortfall(report)
+        if short:
+            failures += 1
+            text = f"coverage below the {report['budget']} minimum"
+            ET.SubElement(case, "failure", {"message": text}).text = xml_safe("\n".join(short))
+    suite.set("tests", str(len(suite.findall("testcase"))))
+    suite.set("failures", str(failures))
+    suite.set("errors", str(errors))
+    suite.set("time", f"{float(report['wall_seconds']):.3f}")
+    return suites
+
+
+def write_junit(path: Path, report: dict[str, Any]) -> None:
+    tree = ET.ElementTree(junit(report))
+    ET.indent(tree)
+    tree.write(path, encoding="utf-8", xml_declaration=True)
+
+
+def markdown(report: dict[str, Any]) -> str:
+    """The ``--summary`` text: verdict, hits per operation, the divergence or first problem."""
+    verdict = "passed" if report["verdict"] == "pass" else f"**{report['verdict'].upper()}**"
+    per_op: dict[str, list[int]] = {}
+    for op, code, hits in report["coverage"]:
+        row = per_op.setdefault(op, [0, 0, 0])
+        row[0 if code == "ok" else 1] += hits
+        row[2] += 1
+    counts = report["counts"]
+    steered = (
+        f"; {counts['steered']} requests steered off declared-difference literals"
+        if report["exclude_tags"]
+        else ""
+    )
+    parts = [
+        f"## session-toolset explore: {verdict}\n",
+        f"adapter `{report['adapter']}`, budget {report['budget']}, seed {report['seed']}: "
+        f"{counts['examples']} examples, {counts['steps']} steps{steered}\n",
+        table(
+            ["operation", "ok replies", "rejections", "outcomes seen"],
+            [[op, *row] for op, row in sorted(per_op.items())],
+        ),
+    ]
+    divergence = report["divergence"]
+    if divergence is not None:
+        parts.append(f"### Divergence (seed {divergence.get('seed')})\n")
+        parts.append(code_block(_divergence_text(divergence)))
+    problems = list(report["problems"]) or ([report["error"]] if report["error"] else [])
+    problems += _shortfall(report)
+    if problems:
+        more = f" ({len(problems) - 1} more in the JSON report)" if len(problems) > 1 else ""
+        parts.append(f"### First problem{more}\n")
+        parts.append(code_block(str(problems[0])))
+    return "\n".join(parts)

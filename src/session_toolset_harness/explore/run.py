@@ -102,6 +102,8 @@ class ExploreResult:
     """Aimed examples run after the random ones (`aim_missing`)."""
     swept: int = 0
     """Edge-sweep examples run after the random ones (`edge_sweep`)."""
+    steered: int = 0
+    """Number literals steered off SPEC.md 1.4's declared difference (`RunContext.steered`)."""
 
     @property
     def steps_per_second(self) -> float:
@@ -142,8 +144,12 @@ def explore(
     on_divergence: Callable[[], None] | None = None,
     min_hits: int = 0,
     engine: str = DEFAULT_ENGINE,
+    steer_declared: bool = False,
 ) -> ExploreResult:
     """Run the machine against ``sut``; a divergence is returned, never raised.
+
+    ``steer_declared``: steer every request off the number literals of SPEC.md 1.4's declared
+    difference (``--exclude-tag declared-difference``; `RunContext.steer_declared`).
 
     ``engine``: ``prng`` (`prng_engine`, the default: the machine's rules and strategies over a
     seeded PRNG; a divergence is shrunk by `reduce` alone) or ``hypothesis`` (Hypothesis's
@@ -171,6 +177,7 @@ def explore(
     if window is None:
         window = default_window(sut) if pipeline else 1
     ctx = RunContext(sut, digests, pipeline=pipeline, window=window)
+    ctx.steer_declared = steer_declared
     ctx.on_divergence = on_divergence
 
     def factory() -> ExploreMachine:
@@ -236,6 +243,7 @@ def explore(
         conditions=ctx.conditions,
         aimed=aimed,
         swept=swept,
+        steered=ctx.steered,
     )
 
 
@@ -342,6 +350,7 @@ def explore_rounds(
             total.steps += result.steps
             total.aimed += result.aimed
             total.swept += result.swept
+            total.steered += result.steered
             total.seconds += result.seconds
             total.cpu_seconds += result.cpu_seconds
             total.failure, total.error, total.preflight = (

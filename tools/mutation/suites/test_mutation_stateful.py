@@ -6,7 +6,7 @@ errors.
 The budget comes from the environment so the driver can state it in its report:
 ``MUTATION_STATEFUL_EXAMPLES`` (default 25), ``MUTATION_STATEFUL_STEPS`` (default 20) and
 ``MUTATION_STATEFUL_SEED`` (default 0).  ``MUTATION_STATEFUL_PROFILE`` (``dev``, ``ci`` or
-``nightly``; default unset) runs that explore profile instead, as ``explore --profile`` does: its
+``nightly``; default unset) runs that explore budget instead, as ``explore --budget`` does: its
 examples x steps and its rounds (further seeds while a coverage minimum is unmet).  A coverage
 shortfall is not a kill: coverage is counted on the expected side and says nothing about the
 mutant.  ``MUTATION_STATEFUL_DRIVER=serve`` drives the adapter's whole stdin/stdout loop

@@ -176,6 +176,29 @@ def _double_range() -> Vector:
     return v
 
 
+#: Long decimal literals the nearest double of which a parser that rounds twice (the digits to a
+#: double, then a power of ten applied) misses by one ulp: one a random exploration drew, and the
+#: two the original implementation recorded as notes (reference/digest.json).
+ROUNDING_LITERALS = ("14575064.835512457", "9007199254740993.0", "123456789012345680000.0")
+
+
+def _long_literal_rounding() -> Vector:
+    v = Vector(
+        f"{G}/long-literal-rounding",
+        "A long decimal literal is the double nearest its exact value, rounded once (SPEC.md "
+        "1.4): 14575064.835512457, 9007199254740993.0 and 123456789012345680000.0 have the "
+        "digests of those nearest doubles, alone and nested. A declared difference (SPEC.md "
+        "1.4): the original's parser rounds twice and lands one ulp off on each.",
+        ("digest", "numbers", DECLARED_DIFFERENCE),
+    )
+    for text in ROUNDING_LITERALS:
+        nearest = float(text)  # Python's float() rounds correctly
+        v.line('{"op":"digest","schema":' + text + "}", {"ok": True, "digest": digest(nearest)})
+        nested = '{"op":"digest","schema":{"x":[' + text + "]}}"
+        v.line(nested, {"ok": True, "digest": digest({"x": [nearest]})})
+    return v
+
+
 def _beyond_double_range() -> Vector:
     v = Vector(
         f"{G}/beyond-double-range",
@@ -222,6 +245,7 @@ def vectors() -> list[Vector]:
         _false(),
         _integer_edges(),
         _double_range(),
+        _long_literal_rounding(),
         _beyond_double_range(),
         _deepest(),
         _structure_in_strings(),

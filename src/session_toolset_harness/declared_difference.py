@@ -1,0 +1,292 @@
+"""SPEC.md 1.4's declared difference: the number literals the original implementation's JSON
+parser reads otherwise than SPEC.md (and the reference) do, so a runner can set them apart.
+
+The original parses with serde_json 1.0.87 built without ``float_roundtrip`` (reference/digest.json
+``description``).  Its number reader (`parse`), restated here as an independent description: it
+accumulates decimal digits into a u64 significand; when the next digit would overflow u64, the
+remaining integer digits only raise a decimal exponent and further fraction digits are dropped;
+then the value is ``f64(significand)`` multiplied or divided by ``10^|exponent|`` taken from a table
+of doubles ``1e0`` .. ``1e308`` (dividing by ``1e308`` first while the exponent is below -308) —
+two roundings, not one — and an infinite product is "number out of range".  An integer without
+fraction or exponent stays a u64, or an i64 when negative (``-0`` and anything below -2^63 become a
+double).  ``tests/corpus/test_declared_differences.py`` checks this description against every
+digest the original recorded, the mis-rounded ``notes`` and the ``rejected`` overflows included.
+
+Two classes of literal differ (`mishandled`): long literals rounded one ulp off (two roundings
+instead of one, e.g. ``14575064.835512457``), and in-range literals at the edge of the double range
+that overflow.  ``explore --exclude-tag declared-difference`` steers every request away from both
+(`steer_value`, `steer_line`): such a literal is replaced by a shorter one of the same sign and
+magnitude that both parsers read alike, and the replacements are counted.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+from decimal import Decimal
+from typing import Any, Final
+
+U64_MAX: Final = 2**64 - 1
+I64_MIN: Final = -(2**63)
+_LARGEST_EXACT: Final = int(sys.float_info.max)
+_LARGEST_DECIMAL: Final = Decimal(_LARGEST_EXACT)
+I32_MAX: Final = 2**31 - 1
+_POW10: Final = [float(f"1e{i}") for i in range(309)]  # each correctly rounded, like Rust's table
+
+
+class OutOfRange(ValueError):
+    """serde_json's ``number out of range``."""
+
+
+def _overflows(significand: int, digit: int, limit: int) -> bool:
+    return significand * 10 + digit > limit
+
+
+class _Reader:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+
+    def peek(self) -> str:
+        return self.text[self.pos] if self.pos < len(self.text) else ""
+
+    def digit(self) -> int | None:
+        char = self.peek()
+        return int(char) if char and char in "0123456789" else None
+
+
+def parse(literal: str) -> int | float:
+    """The value serde_json 1.0.87 gives a JSON number literal; raises :class:`OutOfRange`."""
+    reader = _Reader(literal)
+    positive = True
+    if reader.peek() == "-":
+        positive = False
+        reader.pos += 1
+    first = reader.digit()
+    assert first is not None, literal
+    reader.pos += 1
+    significand = first
+    if first != 0:
+        while (digit := reader.digit()) is not None:
+            if _overflows(significand, digit, U64_MAX):
+                return _long_integer(reader, positive, significand)
+            reader.pos += 1
+            significand = significand * 10 + digit
+    return _number(reader, positive, significand)
+
+
+def _number(reader: _Reader, positive: bool, significand: int) -> int | float:
+    char = reader.peek()
+    if char == ".":
+        return _decimal(reader, positive, significand, 0)
+    if char in ("e", "E"):
+        return _exponent(reader, positive, significand, 0)
+    if positive:
+        return significand
+    if significand == 0 or significand > 2**63:
+        return -float(significand)  # "-0" and values below i64::MIN: a double
+    return -significand
+
+
+def _long_integer(reader: _Reader, positive: bool, significand: int) -> float:
+    exponent = 0
+    while reader.digit() is not None:
+        reader.pos += 1
+        exponent += 1
+    char = reader.peek()
+    if char == ".":
+        return _decimal(reader, positive, significand, exponent)
+    if char in ("e", "E"):
+        return _exponent(reader, positive, significand, exponent)
+    return _from_parts(positive, significand, exponent)
+
+
+def _decimal(reader: _Reader, positive: bool, significand: int, exponent: int) -> float:
+    reader.pos += 1  # the point
+    while (digit := reader.digit()) is not None:
+        if _overflows(significand, digit, U64_MAX):
+            while reader.digit() is not None:  # every further digit is dropped
+                reader.pos += 1
+            break
+        reader.pos += 1
+        significand = significand * 10 + digit
+        exponent -= 1
+    if reader.peek() in ("e", "E"):
+        return _exponent(reader, positive, significand, exponent)
+    return _from_parts(positive, significand, exponent)
+
+
+def _exponent(reader: _Reader, positive: bool, significand: int, starting: int) -> float:
+    reader.pos += 1  # the e
+    positive_exp = True
+    if reader.peek() in ("+", "-"):
+        positive_exp = reader.peek() == "+"
+        reader.pos += 1
+    value = reader.digit()
+    assert value is not None, reader.text
+    reader.pos += 1
+    while (digit := reader.digit()) is not None:
+        if _overflows(value, digit, I32_MAX):
+            if significand != 0 and positive_exp:
+                raise OutOfRange(reader.text)
+            return 0.0 if positive else -0.0
+        reader.pos += 1
+        value = value * 10 + digit
+    exponent = starting + value if positive_exp else starting - value
+    return _from_parts(positive, significand, exponent)
+
+
+def _from_parts(positive: bool, significand: int, exponent: int) -> float:
+    f = float(significand)  # u64 → f64, round to nearest even
+    while True:
+        if abs(exponent) < len(_POW10):
+            if exponent >= 0:
+                f *= _POW10[exponent]
+                if f == float("inf"):
+                    raise OutOfRange(str(significand))
+            else:
+                f /= _POW10[-exponent]
+            break
+        if f == 0.0:
+            break
+        if exponent >= 0:
+            raise OutOfRange(str(significand))
+        f /= 1e308
+        exponent += 308
+    return f if positive else -f
+
+
+def _same(left: object, right: object) -> bool:
+    if type(left) is not type(right):
+        return False
+    if isinstance(left, float) and isinstance(right, float):
+        return left == right and math.copysign(1, left) == math.copysign(1, right)
+    return left == right
+
+
+class Refused(ValueError):
+    """SPEC.md 1.4 refuses the literal: its exact value is beyond the finite double range."""
+
+
+def correct(literal: str) -> int | float:
+    """The value SPEC.md 1.4 gives the JSON number ``literal`` (an integer in [-2^63, 2^64-1]
+    stays one, except ``-0``; anything else is the correctly rounded double); `Refused` beyond
+    the finite double range.  Independent of any implementation's parser."""
+    if not any(c in literal for c in ".eE") and literal != "-0":
+        value = int(literal)
+        if I64_MIN <= value <= U64_MAX:
+            return value
+    if Decimal(literal).copy_abs() > _LARGEST_DECIMAL:  # exact (abs() would round)
+        raise Refused(literal)
+    return float(literal)
+
+
+def mishandled(literal: str) -> bool:
+    """True when the original reads the JSON number ``literal`` otherwise than SPEC.md 1.4 (and
+    the reference): another value, or an overflow where the literal is in range."""
+    try:
+        right: object = correct(literal)
+    except Refused:
+        right = Refused
+    try:
+        original: object = parse(literal)
+    except OutOfRange:
+        original = Refused
+    return not _same(right, original)
+
+
+def _shorter(value: int | float) -> list[int | float]:
+    """Candidates for a steered ``value``: the same value cut to fewer significant digits, then
+    an integer edge (which both parsers read exactly) as a last resort."""
+    found: list[int | float] = []
+    for digits in range(15, 0, -1):
+        if isinstance(value, int):
+            candidate: int | float = int(Decimal(format(Decimal(value), f".{digits}e")))
+        else:
+            candidate = float(f"{value:.{digits}g}")
+        if abs(candidate) <= _LARGEST_EXACT:  # inf for a float, beyond the range for an int
+            found.append(candidate)
+    found.append(I64_MIN if value < 0 else U64_MAX)
+    return found
+
+
+def _steered(value: int | float) -> int | float | None:
+    """The replacement for a number whose JSON text is mishandled, else None."""
+    if isinstance(value, int) and I64_MIN <= value <= U64_MAX:
+        return None  # both read it as that integer
+    if not mishandled(json.dumps(value)):
+        return None
+    return next(c for c in _shorter(value) if not mishandled(json.dumps(c)))
+
+
+def steer_value(value: Any) -> tuple[Any, int]:
+    """``value`` with every mishandled number replaced (`_steered`), and how many were; the same
+    object when none was."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value, 0
+    if isinstance(value, int | float):
+        replaced = _steered(value)
+        return (value, 0) if replaced is None else (replaced, 1)
+    if isinstance(value, list):
+        pairs = [steer_value(item) for item in value]
+        count = sum(n for _, n in pairs)
+        return ([v for v, _ in pairs], count) if count else (value, 0)
+    if isinstance(value, dict):
+        entries = {key: steer_value(item) for key, item in value.items()}
+        count = sum(n for _, n in entries.values())
+        return ({k: v for k, (v, _) in entries.items()}, count) if count else (value, 0)
+    return value, 0
+
+
+_NUMBER: Final = re.compile(rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_NUMBER_CHARS: Final = frozenset(b"0123456789.eE+-")
+_WORD_CHARS: Final = _NUMBER_CHARS | frozenset(
+    b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
+)
+
+
+def steer_line(line: bytes) -> tuple[bytes, int]:
+    """A raw request line with every mishandled number token outside strings replaced (by the
+    text of its `_steered` value), and how many were; tokens that are not JSON numbers (``01``,
+    ``1.``) and text inside strings are left alone."""
+    if not any(48 <= byte <= 57 for byte in line):
+        return line, 0
+    out = bytearray()
+    count = index = 0
+    in_string = False
+    while index < len(line):
+        byte = line[index]
+        if in_string:
+            step = 2 if byte == 0x5C else 1  # a backslash escapes the next byte
+            out += line[index : index + step]
+            in_string = byte != 0x22
+            index += step
+            continue
+        if byte == 0x22:
+            in_string = True
+        elif byte in b"-0123456789" and (index == 0 or line[index - 1] not in _WORD_CHARS):
+            found = _NUMBER.match(line, index)
+            end = found.end() if found else index
+            if found and (end == len(line) or line[end] not in _NUMBER_CHARS):
+                text = found.group().decode("ascii")
+                replaced = _literal(text)
+                out += found.group() if replaced is None else replaced.encode("ascii")
+                count += replaced is not None
+                index = end
+                continue
+        out.append(byte)
+        index += 1
+    return (bytes(out), count) if count else (line, 0)
+
+
+def _literal(text: str) -> str | None:
+    """The replacement text of a mishandled number token, else None."""
+    if not mishandled(text):
+        return None
+    try:
+        value = correct(text)
+    except Refused:
+        value = parse(text)  # refused by SPEC.md 1.4, read by the original: steer to its value
+    return json.dumps(next(c for c in _shorter(value) if not mishandled(json.dumps(c))))

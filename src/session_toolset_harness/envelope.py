@@ -1,0 +1,73 @@
+"""The envelope every ``--json`` report of ``session-toolset`` opens with.
+
+Whatever the command (``check``, ``prove``, ``conform``, ``explore``), a report is one JSON
+object whose first keys say what it is and how it ended, so a CI step can judge any of them the
+same way:
+
+* ``format``: ``"session-toolset CMD report"``; ``format_version``: an integer raised whenever the
+  report's own fields change incompatibly;
+* ``tool``: ``"session-toolset CMD"`` and ``version``: the installed tool's version;
+* ``verdict``: ``"pass"`` for a clean run, otherwise a word saying why (each report's schema lists
+  its words); ``complete``: false for a report written after an interruption;
+* ``counts``: the report's headline numbers, each a non-negative integer.
+
+Each report has a JSON Schema in ``session_toolset_harness/schemas/`` (``CMD-report.schema.json``).
+``session-toolset prove`` writes the same envelope (the proofs import nothing from the harness).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+__all__ = ["envelope", "tool_version", "writable_problem"]
+
+
+def tool_version() -> str:
+    """The installed distribution version, or ``unknown`` when running from a bare checkout."""
+    try:
+        return metadata.version("session-toolset")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def envelope(
+    command: str,
+    format_version: int,
+    verdict: str,
+    counts: Mapping[str, int],
+    *,
+    complete: bool = True,
+) -> dict[str, Any]:
+    """The envelope keys of a ``command`` report, in their fixed order."""
+    return {
+        "format": f"session-toolset {command} report",
+        "format_version": format_version,
+        "tool": f"session-toolset {command}",
+        "version": tool_version(),
+        "verdict": verdict,
+        "complete": complete,
+        "counts": dict(counts),
+    }
+
+
+def writable_problem(flag: str, path: Path | None) -> str | None:
+    """Why the report file ``path`` of ``flag`` cannot be written, checked before any work
+    (None when it can, or when no file was asked for).
+
+    Opening for append creates a missing file without truncating an existing one, and meets
+    every refusal the real write would (missing directory, a directory in the way, permissions,
+    a read-only file system); a file created only to probe is removed again."""
+    if path is None:
+        return None
+    existed = path.exists()
+    try:
+        with path.open("a", encoding="utf-8"):
+            pass
+        if not existed:
+            path.unlink()
+    except OSError as exc:
+        return f"cannot write {flag} {path}: {exc.strerror or exc}"
+    return None

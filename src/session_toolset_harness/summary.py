@@ -1,0 +1,59 @@
+"""``--summary FILE``: a short Markdown account of a run for a CI page.
+
+``conform``, ``explore`` and ``check`` each render their run as a title, a verdict line, one
+table (per vector group, per operation or per stage) and the first failure in a code block; the
+text goes to ``--summary FILE`` and, when the environment sets ``GITHUB_STEP_SUMMARY`` (GitHub
+Actions does for every step), is appended to that file too, so the job's summary page shows it
+with no extra step.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["GITHUB_STEP_SUMMARY", "code_block", "publish", "table"]
+
+GITHUB_STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
+MAX_BLOCK_LINES = 60
+"""A failure shown in a summary keeps its first lines; the JSON report has all of it."""
+
+
+def _cell(value: object) -> str:
+    return " ".join(str(value).split()).replace("|", "\\|")
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """A Markdown table (pipes in cells escaped, whitespace collapsed)."""
+    lines = [
+        "| " + " | ".join(_cell(h) for h in headers) + " |",
+        "|" + "|".join("---" for _ in headers) + "|",
+    ]
+    lines.extend("| " + " | ".join(_cell(v) for v in row) + " |" for row in rows)
+    return "\n".join(lines) + "\n"
+
+
+def code_block(text: str) -> str:
+    """``text`` fenced so that no backtick run inside it can close the fence; long texts keep
+    their first `MAX_BLOCK_LINES` lines."""
+    lines = text.rstrip("\n").splitlines()
+    if len(lines) > MAX_BLOCK_LINES:
+        cut = len(lines) - MAX_BLOCK_LINES
+        lines = [*lines[:MAX_BLOCK_LINES], f"... {cut} more lines (see the JSON report)"]
+    body = "\n".join(lines)
+    longest = max((len(run) for run in re.findall("`+", body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{body}\n{fence}\n"
+
+
+def publish(markdown: str, path: Path | None) -> None:
+    """Write ``markdown`` to ``path`` (if given) and append it to ``$GITHUB_STEP_SUMMARY`` (if
+    set); `OSError` propagates (the caller's usage error)."""
+    if path is not None:
+        path.write_text(markdown, encoding="utf-8")
+    step_summary = os.environ.get(GITHUB_STEP_SUMMARY)
+    if step_summary:
+        with open(step_summary, "a", encoding="utf-8") as stream:
+            stream.write(markdown + "\n")
