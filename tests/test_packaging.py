@@ -123,7 +123,33 @@ def test_the_extras_hold_no_runtime_dependency() -> None:
         assert main.isdisjoint(_main_requirements(list(requirements))), extra
 
 
-@pytest.mark.parametrize("command", sorted(set(COMMANDS) - {"adapter"}))
+def test_trace_needs_no_third_party_module(tmp_path: Path) -> None:
+    # `trace` reads logs with the model's world only: no Z3, Hypothesis or jsonschema needed.
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"request":{"op":"reset"},"reply":{"ok":true}}\n', encoding="utf-8")
+    code = (
+        "import sys\n"
+        "for name in ('z3', 'hypothesis', 'jsonschema', 'referencing'):\n"
+        "    sys.modules[name] = None\n"
+        "from session_toolset_harness.cli import main\n"
+        f"sys.exit(main(['trace', {str(log)!r}]))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert "1 checked" in result.stdout
+
+
+def test_the_trace_schemas_ship_inside_the_package() -> None:
+    # hatch ships every file under a listed package directory; these must be among them
+    schemas = REPO / "src" / "session_toolset_harness" / "schemas"
+    assert (schemas / "trace-line.schema.json").is_file()
+    assert (schemas / "trace-report.schema.json").is_file()
+    assert any(str(p).endswith("session_toolset_harness") for p in SHIPPED)
+
+
+@pytest.mark.parametrize("command", sorted(set(COMMANDS) - {"adapter", "trace"}))
 def test_a_missing_dependency_is_one_line_not_a_traceback(command: str) -> None:
     # Simulate an installation without the dependency (e.g. `pip install --no-deps`): a module
     # set to None in sys.modules raises ModuleNotFoundError when imported.

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from typing import BinaryIO, TextIO, cast
 
 __all__ = ["main"]
 
@@ -29,6 +30,7 @@ commands:
   prove     check the Z3 proof obligations of the model (witnesses, mutants, profiles)
   conform   run conformance vectors against any PROTOCOL.md adapter
   explore   model-based random testing of any PROTOCOL.md adapter against the model
+  trace     check a runtime's recorded requests and replies (JSON Lines) against the model
   adapter   serve the reference implementation over PROTOCOL.md v1 on stdin/stdout
 
 Run 'session-toolset COMMAND --help' for the options of one command.
@@ -41,17 +43,43 @@ options:
 def _adapter(argv: list[str]) -> int:
     if argv in (["-h"], ["--help"]):
         print(
-            "usage: session-toolset adapter\n\n"
+            "usage: session-toolset adapter [--record FILE]\n\n"
             "Serve the reference implementation over PROTOCOL.md v1: one JSON request per\n"
-            "line on stdin, one JSON reply per line on stdout; exits 0 at EOF."
+            "line on stdin, one JSON reply per line on stdout; exits 0 at EOF.\n\n"
+            "  --record FILE  also write every request object and its reply to FILE as a\n"
+            "                 trace log ('session-toolset trace FILE'; docs/trace.md)"
         )
         return 0
-    if argv:
-        print("session-toolset adapter: error: takes no arguments", file=sys.stderr)
+    record = None
+    if len(argv) == 2 and argv[0] == "--record":
+        record = argv[1]
+    elif len(argv) == 1 and argv[0].startswith("--record="):
+        record = argv[0].partition("=")[2]
+    elif argv:
+        print(
+            "session-toolset adapter: error: takes only --record FILE (see --help)",
+            file=sys.stderr,
+        )
         return 2
     from session_toolset.adapter import main as adapter_main
+    from session_toolset.adapter import serve
 
-    return adapter_main()
+    if record is None:
+        return adapter_main()
+    from .trace.record import TraceWriter, recording
+
+    try:
+        out = open(record, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+    except OSError as err:
+        print(
+            f"session-toolset adapter: error: cannot write --record {record}: "
+            f"{err.strerror or err}",
+            file=sys.stderr,
+        )
+        return 2
+    with out:
+        lines, replies = recording(sys.stdin.buffer, sys.stdout, TraceWriter(out))
+        return serve(cast(BinaryIO, lines), cast(TextIO, replies), sys.stderr)
 
 
 def _check(argv: list[str]) -> int:
@@ -85,12 +113,19 @@ def _explore(argv: list[str]) -> int:
     return explore_main(argv)
 
 
+def _trace(argv: list[str]) -> int:
+    from .trace.cli import main as trace_main
+
+    return trace_main(argv)
+
+
 COMMANDS: dict[str, Callable[[list[str]], int]] = {
     "adapter": _adapter,
     "check": _check,
     "prove": _prove,
     "conform": _conform,
     "explore": _explore,
+    "trace": _trace,
 }
 
 

@@ -17,12 +17,12 @@ Each report has a JSON Schema in ``session_toolset_harness/schemas/`` (``CMD-rep
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-__all__ = ["envelope", "tool_version", "writable_problem"]
+__all__ = ["check_writable", "envelope", "tool_version", "writable_problem"]
 
 
 def tool_version() -> str:
@@ -71,3 +71,12 @@ def writable_problem(flag: str, path: Path | None) -> str | None:
     except OSError as exc:
         return f"cannot write {flag} {path}: {exc.strerror or exc}"
     return None
+
+
+def check_writable(outputs: Iterable[tuple[str, Path | None]], error: type[Exception]) -> None:
+    """Raise ``error`` for the first output file (flag, path) that cannot be written, so a
+    command fails as a usage error before any work rather than after it."""
+    for flag, path in outputs:
+        problem = writable_problem(flag, path)
+        if problem is not None:
+            raise error(problem)

@@ -75,7 +75,7 @@ def test_adapter_subcommand_serves_the_protocol() -> None:
 def test_adapter_subcommand_refuses_arguments() -> None:
     result = _run("adapter", "extra")
     assert result.returncode == 2
-    assert "takes no arguments" in result.stderr
+    assert "takes only --record FILE" in result.stderr
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ run where any vector failed or errored exits 1; only a clean run exits 0.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shlex
 import sys
@@ -34,7 +35,7 @@ from session_toolset_harness.conform.jsonio import truncate
 from session_toolset_harness.conform.results import RunResult, Status
 from session_toolset_harness.conform.runner import Runner, RunOptions
 from session_toolset_harness.conform.validate import validate_all
-from session_toolset_harness.envelope import tool_version, writable_problem
+from session_toolset_harness.envelope import check_writable, tool_version
 from session_toolset_harness.summary import GITHUB_STEP_SUMMARY, publish
 
 EXIT_OK = 0
@@ -132,6 +133,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         help="write a Markdown summary (per-group table, first failure); it is also appended "
         "to $GITHUB_STEP_SUMMARY when that is set",
+    )
+    parser.add_argument(
+        "--record",
+        metavar="FILE",
+        type=Path,
+        help="write every request and reply as a trace log, one stream per vector "
+        "('session-toolset trace FILE' checks it against the model; docs/trace.md)",
     )
     parser.add_argument(
         "--validate",
@@ -295,16 +303,17 @@ def _write_outputs(args: argparse.Namespace, run: RunResult) -> None:
 
 
 def _check_writable(args: argparse.Namespace) -> None:
-    """Fail before anything runs if a report file cannot be written (a usage error)."""
-    for flag, path in (
-        ("--json", args.json),
-        ("--junit", args.junit),
-        ("--summary", args.summary),
-        ("--emit-known-failures", args.emit_known_failures),
-    ):
-        problem = writable_problem(flag, path)
-        if problem is not None:
-            raise UsageError(problem)
+    """Fail before anything runs if an output file cannot be written (a usage error)."""
+    check_writable(
+        (
+            ("--json", args.json),
+            ("--junit", args.junit),
+            ("--summary", args.summary),
+            ("--emit-known-failures", args.emit_known_failures),
+            ("--record", args.record),
+        ),
+        UsageError,
+    )
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -347,19 +356,32 @@ def execute(args: argparse.Namespace, console: report.ConsoleReporter) -> tuple[
     items = _by_tags(args, items, corpus)
     if args.shard != (1, 1):  # may leave nothing: fewer vectors than shards is a clean run
         items = shard.select(items, args.shard, _shard_key)
-    options = RunOptions(
-        adapter=adapter,
-        timeout=args.timeout,
-        strict_replies=args.strict_replies,
-        skip_rules=rules,
-        skip_must_fail=args.skip_must_fail,
-        exclude_tags=tuple(args.exclude_tags),
-        on_result=console.on_result,
-    )
-    try:
-        run = Runner(options).run(items)
-    except AdapterStartError as exc:
-        raise UsageError(str(exc)) from exc
+    record: Path | None = getattr(args, "record", None)
+    with contextlib.ExitStack() as stack:
+        writer = None
+        if record is not None:
+            from session_toolset_harness.trace.record import TraceWriter
+
+            try:
+                writer = TraceWriter(stack.enter_context(record.open("w", encoding="utf-8")))
+            except OSError as exc:
+                raise UsageError(f"cannot write --record {record}: {exc}") from exc
+        options = RunOptions(
+            adapter=adapter,
+            timeout=args.timeout,
+            strict_replies=args.strict_replies,
+            skip_rules=rules,
+            skip_must_fail=args.skip_must_fail,
+            exclude_tags=tuple(args.exclude_tags),
+            on_result=console.on_result,
+            on_exchange=None if writer is None else writer.exchange,
+        )
+        try:
+            run = Runner(options).run(items)
+        except AdapterStartError as exc:
+            raise UsageError(str(exc)) from exc
+    if writer is not None:
+        print(f"{PROG}: {writer.note(record)}", file=sys.stderr)
     return (EXIT_OK if run.ok else EXIT_FAILED), run
 
 

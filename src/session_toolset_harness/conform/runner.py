@@ -41,6 +41,11 @@ class RunOptions:
     skip_must_fail: bool = False
     exclude_tags: tuple[str, ...] = ()
     on_result: Callable[[VectorResult], None] | None = field(default=None, compare=False)
+    on_exchange: Callable[[str, object, dict[str, object]], None] | None = field(
+        default=None, compare=False
+    )
+    """Called with the vector id, the request sent and the reply read, for every step that
+    got a reply (``--record``)."""
 
 
 class Runner:
@@ -146,6 +151,8 @@ class Runner:
                 failure = self._exchange_failure(index, step, answer, adapter)
                 break
             hits.append(Hit(checks.op_of(step.send), checks.outcome(answer.value)))
+            if self._options.on_exchange is not None:
+                self._options.on_exchange(vector.id, step.send, answer.value)
             failure = self._judge(index, step, answer.value, answer.raw, adapter)
             if failure is not None:
                 status = Status.FAILED

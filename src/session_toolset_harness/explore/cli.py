@@ -204,6 +204,13 @@ def build_parser() -> argparse.ArgumentParser:
         "second; shrinks a divergence's rules before explore's own request shrinking); "
         f"default with the installed Hypothesis: {DEFAULT_ENGINE}",
     )
+    parser.add_argument(
+        "--record",
+        type=Path,
+        metavar="FILE",
+        help="write every request and reply as a trace log, one stream per example "
+        "('session-toolset trace FILE'; docs/trace.md); only with --jobs 1",
+    )
     out = parser.add_mutually_exclusive_group()
     out.add_argument(
         "--quiet",
@@ -397,6 +404,18 @@ def _merge(args: argparse.Namespace) -> int:
     return EXIT_FAILED
 
 
+def _start_record(args: argparse.Namespace) -> None:
+    """``--record``: one writing process, and a file that can be written (emptied here)."""
+    if args.record is None:
+        return
+    if args.jobs > 1:
+        raise UsageError("--record needs --jobs 1 (one process writes the log)")
+    try:
+        args.record.write_text("", encoding="utf-8")
+    except OSError as err:
+        raise UsageError(f"cannot write --record {args.record}: {err.strerror or err}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
@@ -406,6 +425,7 @@ def main(argv: list[str] | None = None) -> int:
             raise UsageError(unsupported)
         _check_outputs(args)
         adapter = _adapter_argv(args.adapter, args.timeout)
+        _start_record(args)
     except UsageError as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
         return EXIT_USAGE
@@ -426,6 +446,7 @@ def main(argv: list[str] | None = None) -> int:
         engine=args.engine,
         timeout=args.timeout,
         exclude_tags=tuple(dict.fromkeys(args.exclude_tags)),
+        record=None if args.record is None else str(args.record),
     )
     if plan.total_streams > plan.examples:
         print(

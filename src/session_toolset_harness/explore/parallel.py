@@ -20,6 +20,7 @@ reports (``--merge``).
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import queue
@@ -31,10 +32,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..corpus.dsl import DECLARED_DIFFERENCE
+from ..trace.record import TraceWriter
 from . import condition_gate, coverage
 from .prng_engine import DEFAULT_ENGINE
 from .run import ExploreResult, explore
-from .sut import REQUEST_TIMEOUT_SECONDS, AdapterSut, InProcessSut, Sut, SutFailure
+from .sut import REQUEST_TIMEOUT_SECONDS, AdapterSut, InProcessSut, RecordingSut, Sut, SutFailure
 
 POLL_SECONDS = 0.5
 
@@ -60,6 +62,9 @@ class Plan:
     """Seconds an adapter may take to answer one request (``--timeout``)."""
     exclude_tags: tuple[str, ...] = ()
     """``--exclude-tag``: ``declared-difference`` steers requests off SPEC.md 1.4's literals."""
+
+    record: str | None = None
+    """``--record``: a trace log every exchange is appended to (one writing process only)."""
 
     @property
     def steer_declared(self) -> bool:
@@ -118,6 +123,14 @@ def _one_stream(plan: Plan, stream: int, round_: int, found: Any, suts: list[Sut
     seed = plan.stream_seed(stream, round_)
     sut = make_sut(plan.adapter, plan.timeout)
     suts.append(sut)
+    with contextlib.ExitStack() as stack:
+        if plan.record is not None:
+            out = stack.enter_context(open(plan.record, "a", encoding="utf-8"))
+            sut = RecordingSut(sut, TraceWriter(out), f"seed {seed}/")
+        return _explore_stream(plan, stream, seed, found, sut)
+
+
+def _explore_stream(plan: Plan, stream: int, seed: int, found: Any, sut: Sut) -> ExploreResult:
     try:
         return explore(
             sut,

@@ -47,7 +47,7 @@ from .machine import ExploreMachine
 from .prng_engine import DEFAULT_ENGINE, ENGINES
 from .reduce import reduce, replay_exchange
 from .spec_constants import fixed_constants
-from .sut import InProcessSut, Sut
+from .sut import InProcessSut, RecordingSut, Sut
 
 PIPELINE_WINDOW = 64
 """Requests an external adapter may have outstanding before the explorer reads its replies."""
@@ -310,7 +310,8 @@ def _literal(sut: Sut, found: Divergence) -> Divergence:
 def default_window(sut: Sut) -> int:
     """In-process nothing overlaps, so every step is checked at once; a child process works
     while the explorer generates the next steps."""
-    return 1 if isinstance(sut, InProcessSut) else PIPELINE_WINDOW
+    inner = sut.sut if isinstance(sut, RecordingSut) else sut
+    return 1 if isinstance(inner, InProcessSut) else PIPELINE_WINDOW
 
 
 def explore_rounds(

@@ -23,6 +23,7 @@ from session_toolset.adapter import World, handle_line
 from ..conform.client import AdapterProcess, ExchangeError
 from ..conform.client import Reply as ReplyLine
 from ..conform.jsonio import encode_line
+from ..trace.record import TraceWriter
 
 Reply = dict[str, Any]
 
@@ -216,3 +217,46 @@ class LockStep:
 def reference_adapter_argv() -> list[str]:
     """The reference implementation as an external adapter (for plumbing tests)."""
     return [sys.executable, "-m", "session_toolset.adapter"]
+
+
+class RecordingSut:
+    """A system under test whose every exchange is also written as a trace line (``explore
+    --record``): one stream per example, named ``PREFIX`` and the example's number (the digest
+    preflight before the first example is ``PREFIX`` ``preflight``).  Replays after a
+    divergence start with their own ``reset``, in the stream of the example before them."""
+
+    def __init__(self, sut: Sut, writer: TraceWriter, prefix: str) -> None:
+        self.sut = sut
+        self.name = sut.name
+        self._writer = writer
+        self._prefix = prefix
+        self._examples = 0
+        self._stream = f"{prefix}preflight"
+        self._sent: deque[bytes] = deque()
+
+    def send(self, request: Reply) -> Reply:
+        reply = self.sut.send(request)
+        self._writer.exchange(self._stream, request, reply)
+        return reply
+
+    def submit(self, lines: Sequence[bytes]) -> None:
+        self.sut.submit(lines)
+        self._sent.extend(lines)
+
+    def receive(self) -> Reply:
+        reply = self.sut.receive()
+        if self._sent:
+            self._writer.exchange_line(self._stream, self._sent.popleft()[:-1], reply)
+        return reply
+
+    def start_example(self) -> None:
+        self.sut.start_example()
+        self._sent.clear()  # nothing is owed between examples; a restarted adapter owes nothing
+        self._examples += 1
+        self._stream = f"{self._prefix}{self._examples}"
+
+    def resync(self) -> str | None:
+        return self.sut.resync()
+
+    def close(self) -> None:
+        self.sut.close()

@@ -1,0 +1,10 @@
+"""Trace validation: check a runtime's recorded requests and replies against the model.
+
+- `logline`  - the JSON Lines format: one recorded request and its observed reply per line.
+- `sections` - which SPEC.md section a reply of an op (or an error code) answers to.
+- `complete` - complete mode: one expected world per partition, every reply compared.
+- `jobs`     - partitions checked in parallel worker processes.
+- `record`   - writing such logs (``adapter/conform/explore --record``, tests, benchmarks).
+- `report`   - the summary line, ``--json`` and ``--junit``.
+- `cli`      - ``session-toolset trace``.
+"""

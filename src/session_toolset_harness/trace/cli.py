@@ -1,0 +1,172 @@
+"""``session-toolset trace LOG...``: check recorded requests and replies against the model.
+
+Exit status: 0 every checked reply is the model's, 1 a violation, 2 a usage error or an
+unreadable log (one line on stderr), 130 / 143 interrupted by Ctrl-C / SIGTERM (the reports
+written so far are marked incomplete).
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import NoReturn
+
+from ..envelope import check_writable
+from . import report
+from .logline import LogLineError
+from .run import Interrupted, Progress, TraceResult, check_logs
+
+PROG = "session-toolset trace"
+EXIT_OK, EXIT_VIOLATION, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A command line or an input that makes the run impossible: one line, exit 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 1 <= value <= 256:
+        raise argparse.ArgumentTypeError(f"must be 1..256: {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description="Check a runtime's recorded requests and replies (JSON Lines, one "
+        '{"request": ..., "reply": ...} per line) against the model, from each partition\'s '
+        "first reset on. Message text is never compared.",
+        epilog="Exit status: 0 consistent, 1 a violation, 2 usage error or unreadable log, "
+        "130/143 interrupted (reports marked incomplete). See docs/trace.md.",
+    )
+    parser.add_argument("logs", metavar="LOG", nargs="+", help="a log file, or - for stdin")
+    parser.add_argument(
+        "--keep-going", action="store_true", help="list every violation, not only the first"
+    )
+    parser.add_argument(
+        "--jobs",
+        metavar="N",
+        type=_jobs,
+        default=1,
+        help="check partitions (stream keys) in N worker processes (default: 1, in-process)",
+    )
+    parser.add_argument("--json", metavar="FILE", type=Path, help="write a JSON report")
+    parser.add_argument("--junit", metavar="FILE", type=Path, help="write a JUnit XML report")
+    parser.add_argument(
+        "--quiet", action="store_true", help="print only violations and the summary line"
+    )
+    return parser
+
+
+def _check_inputs(logs: list[str]) -> None:
+    if logs.count("-") > 1:
+        raise UsageError("stdin (-) named more than once")
+    for name in logs:
+        if name == "-":
+            continue
+        try:
+            Path(name).open("rb").close()
+        except OSError as err:
+            raise UsageError(f"cannot read {name}: {err.strerror or err}") from None
+        if Path(name).is_dir():
+            raise UsageError(f"{name} is a directory")
+
+
+def _terminal_progress(quiet: bool) -> Progress | None:
+    if quiet or not sys.stdout.isatty():
+        return None
+
+    def show(lines: int, violations: int) -> None:
+        sys.stdout.write(f"\r  {lines} lines read, {violations} violations")
+        sys.stdout.flush()
+
+    return show
+
+
+@contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    def stop(signum: int, _frame: object) -> None:
+        raise Interrupted(signum)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _check(args: argparse.Namespace) -> TraceResult:
+    progress = _terminal_progress(args.quiet)
+    with _sigterm_interrupts():
+        if args.jobs > 1:
+            from .jobs import check_logs_parallel
+
+            result = check_logs_parallel(
+                args.logs,
+                sys.stdin,
+                jobs=args.jobs,
+                keep_going=args.keep_going,
+                progress=progress,
+            )
+        else:
+            result = check_logs(args.logs, sys.stdin, keep_going=args.keep_going, progress=progress)
+    if progress is not None:
+        sys.stdout.write("\r\033[K")
+    return result
+
+
+def run(args: argparse.Namespace) -> int:
+    check_writable([("--json", args.json), ("--junit", args.junit)], UsageError)
+    _check_inputs(args.logs)
+    try:
+        result = _check(args)
+    except LogLineError as err:
+        raise UsageError(str(err)) from None
+    for violation in result.violations:
+        sys.stdout.write("\n" + report.violation_block(violation))
+    print(report.summary_line(result), flush=True)
+    try:
+        if args.json is not None:
+            report.write_json(result, args.json)
+        if args.junit is not None:
+            report.write_junit(result, args.junit)
+    except OSError as err:
+        raise UsageError(f"cannot write report: {err}") from None
+    if result.interrupted is not None:
+        return 128 + result.interrupted
+    return EXIT_OK if result.ok else EXIT_VIOLATION
+
+
+def main(argv: list[str]) -> int:
+    """Entry point of ``session-toolset trace``; ``argv`` excludes the word ``trace``."""
+    try:
+        args = build_parser().parse_args(argv)
+    except UsageError as err:
+        print(f"{PROG}: error: {err} (see --help)", file=sys.stderr)
+        return EXIT_USAGE
+    except SystemExit as exc:  # --help
+        return exc.code if isinstance(exc.code, int) else EXIT_OK
+    try:
+        return run(args)
+    except UsageError as err:
+        print(f"{PROG}: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:  # before or after the checking loop
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 128 + signal.SIGINT
+    except Interrupted as why:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 128 + why.signum

@@ -1,0 +1,152 @@
+"""Complete mode: the log holds every operation of a partition from its first ``reset`` on.
+
+Each partition gets its own expected world (`session_toolset_model.world.World`, the model's
+oracle plus PROTOCOL.md's bookkeeping).  From the partition's first ``reset`` on, every request
+is answered by the world and the observed reply must contain the world's *whole* reply (the
+PROTOCOL.md subset rule with the full expected reply: every field present with an equal value
+and the same JSON type, lists of the same length and order).  Keys the world does not produce
+are allowed, as PROTOCOL.md replies are open: ``message`` (never compared), a hello's
+``implementation``, any diagnostic field.
+
+Before a partition's first ``reset`` only the ops whose reply does not depend on the state
+(``hello``, ``tool_id_parse``, ``tool_id``, ``session_id_parse``, ``digest``,
+``carry_forward_enabled``) are checked; every other line there ran against an unknown state and
+is counted unchecked (``before_reset``), which the summary says.  A request whose answer
+SPEC.md leaves open (a line nested deeper than the 127 levels SPEC.md 1.4 requires) is not
+checked either, and neither is anything after it until the next ``reset``, since the world can no
+longer know the state (``open``).  Unchecked lines are never counted as passes.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Final
+
+from session_toolset_model.world import OutOfScope, World
+from session_toolset_model.world.json_text import INT_MAX, INT_MIN
+
+from ..conform.matcher import first_difference
+from .logline import RecordedLine
+from .sections import section
+
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+_DEPTH_LIMIT: Final = 126  # the request object is level 1 of SPEC.md 1.4's 127
+STATELESS: Final = frozenset(
+    {"hello", "tool_id_parse", "tool_id", "session_id_parse", "digest", "carry_forward_enabled"}
+)
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A reply the model does not give: where, what was expected, what was observed."""
+
+    file: str
+    line: int
+    stream: str | None
+    op: str
+    expected: dict[str, Any]
+    observed: dict[str, Any]
+    path: str
+    message: str
+    section: str
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Counts:
+    """How many lines a partition (or a whole run) checked and left unchecked."""
+
+    lines: int = 0
+    checked: int = 0
+    before_reset: int = 0
+    open: int = 0
+
+    def add(self, other: Counts) -> None:
+        self.lines += other.lines
+        self.checked += other.checked
+        self.before_reset += other.before_reset
+        self.open += other.open
+
+
+def _plain(value: object, depth: int) -> bool:
+    """True when the request reads the same as a Python value and as a request line: no lone
+    surrogate, no infinity, no integer a line would read as a double, nesting within SPEC.md
+    1.4's limit.  Otherwise the world reads
+    the line as the runner would send it."""
+    if isinstance(value, str):
+        return value.isascii() or _SURROGATE.search(value) is None
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if type(value) is int:  # outside the range a request line reads as an integer
+        return INT_MIN <= value <= INT_MAX
+    if isinstance(value, dict):
+        return depth < _DEPTH_LIMIT and all(
+            _plain(k, depth) and _plain(v, depth + 1) for k, v in value.items()
+        )
+    if isinstance(value, list):
+        return depth < _DEPTH_LIMIT and all(_plain(v, depth + 1) for v in value)
+    return True
+
+
+class Partition:
+    """One partition's expected world and its counts; `check` takes its lines in log order."""
+
+    def __init__(self, file: str, stream: str | None) -> None:
+        self.file = file
+        self.stream = stream
+        self.counts = Counts()
+        self._world: World | None = None
+        self._scratch: World | None = None
+        self._open = False
+
+    @property
+    def world(self) -> World | None:
+        """The expected world (None before the first ``reset``): its ``save``/``restore`` let a
+        caller try several replies at one line (the partial checker, the mutation tests)."""
+        return self._world
+
+    def check(self, recorded: RecordedLine) -> Violation | None:
+        """The violation this line shows, or None (also when the line is not checked)."""
+        self.counts.lines += 1
+        request = recorded.request
+        op = request.get("op")
+        world = self._world
+        if op == "reset":  # answered by a fresh world: a reset's reply never depends on state
+            world = World()
+        elif world is None:
+            if op not in STATELESS:
+                self.counts.before_reset += 1
+                return None
+            world = self._scratch = self._scratch or World()
+        elif self._open:
+            self.counts.open += 1
+            return None
+        try:
+            plain = _plain(request, 0)
+            expected = world.answer(request) if plain else world.handle(request)
+        except OutOfScope:
+            self._open = self._world is not None
+            self.counts.open += 1
+            return None
+        if op == "reset" and expected.get("ok") is True:  # a malformed reset resets nothing
+            self._world, self._open = world, False
+        self.counts.checked += 1
+        found = first_difference(expected, recorded.reply)
+        if found is None:
+            return None
+        name = op if isinstance(op, str) else "?"
+        return Violation(
+            self.file,
+            recorded.line,
+            self.stream,
+            name,
+            expected,
+            recorded.reply,
+            found.path,
+            found.message,
+            section(name, expected),
+        )

@@ -1,0 +1,226 @@
+"""``--jobs N``: partitions checked in N worker processes while the log streams through.
+
+The parent reads each line once (it must know the line's partition), and routes the line's text
+to the worker that owns the partition (a stable hash of file and stream), in small batches over
+bounded queues: memory stays constant in the log's length, and a slow worker slows the reader
+instead of piling lines up.  Each worker keeps the worlds of its partitions, checks their lines
+in log order, and sends violations back as it finds them.
+
+Stopping: without ``--keep-going`` the parent stops reading at the first violation a worker
+reports (workers finish the lines already handed to them, so a few more may be listed).  On
+Ctrl-C or SIGTERM the parent stops reading and asks every worker for what it has checked;
+workers ignore Ctrl-C (the parent decides), end on SIGTERM after reporting, and any worker still
+alive after a grace period is terminated, so none outlives the command.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import queue
+import signal
+import time
+import zlib
+from collections.abc import Sequence
+from typing import IO, Any, Final
+
+from . import logline
+from .complete import Partition
+from .run import Interrupted, PartitionResult, Progress, TraceResult, close
+
+BATCH: Final = 512
+QUEUE_BATCHES: Final = 4
+GRACE_SECONDS: Final = 10.0
+
+Batch = list[tuple[int, str]]
+
+
+def owner(file: str, stream: str | None, jobs: int) -> int:
+    """The worker that checks a partition: stable across runs and platforms."""
+    return zlib.crc32(f"{file}\0{stream or ''}".encode("utf-8", "surrogatepass")) % jobs
+
+
+def _stop(signum: int, _frame: object) -> None:
+    raise Interrupted(signum)
+
+
+def _worker(inbox: Any, outbox: Any, keep_going: bool) -> None:
+    """A worker process: ``(file, batch)`` messages, ``(file, None)`` at a file's end, None to
+    finish; replies ``("violation", v)`` and finally ``("done", partitions, interrupted)``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _stop)
+    results: list[PartitionResult] = []
+    parts: dict[str | None, Partition] = {}
+    found: dict[str | None, int] = {}
+    current = ""
+    stopped = False
+    interrupted = False
+    try:
+        while (message := inbox.get()) is not None:
+            file, batch = message
+            if file != current or batch is None:
+                results += close(current, parts, found)
+                parts, found, current = {}, {}, file
+            if batch is None or stopped:
+                continue
+            for number, text in batch:
+                parsed = logline.parse(text, file, number)
+                if parsed is None:
+                    continue
+                stream, recorded = parsed
+                part = parts.get(stream)
+                if part is None:
+                    part = parts[stream] = Partition(file, stream)
+                violation = part.check(recorded)
+                if violation is not None:
+                    outbox.put(("violation", violation))
+                    found[stream] = found.get(stream, 0) + 1
+                    if not keep_going:
+                        stopped = True
+                        break
+    except Interrupted:
+        interrupted = True
+    results += close(current, parts, found)
+    outbox.put(("done", results, interrupted))
+
+
+class _Pool:
+    def __init__(self, jobs: int, keep_going: bool) -> None:
+        context = multiprocessing.get_context("fork")
+        self.outbox: Any = context.Queue()
+        self.inboxes: list[Any] = [context.Queue(QUEUE_BATCHES) for _ in range(jobs)]
+        self.workers = [
+            context.Process(target=_worker, args=(inbox, self.outbox, keep_going), daemon=True)
+            for inbox in self.inboxes
+        ]
+        for process in self.workers:
+            process.start()
+        self.buffers: list[Batch] = [[] for _ in range(jobs)]
+        self.done = 0
+
+    def send(self, index: int, message: object) -> None:
+        self.inboxes[index].put(message)
+
+    def flush(self, file: str) -> None:
+        for index, batch in enumerate(self.buffers):
+            if batch:
+                self.send(index, (file, batch))
+                self.buffers[index] = []
+
+    def drain(self, result: TraceResult, block: bool) -> None:
+        """Take what the workers sent: violations, and the final reports of finished ones."""
+        while self.done < len(self.workers):
+            try:
+                message = self.outbox.get(timeout=1.0) if block else self.outbox.get_nowait()
+            except queue.Empty:
+                if not block:
+                    return
+                if not any(p.is_alive() for p in self.workers):
+                    return
+                continue
+            if message[0] == "violation":
+                result.violations.append(message[1])
+            else:
+                self.done += 1
+                for part in message[1]:
+                    result.add_partition(part)
+
+    def finish(self, result: TraceResult) -> None:
+        """Ask every worker to report and end; terminate any that does not within the grace."""
+        deadline = time.monotonic() + GRACE_SECONDS
+        for inbox in self.inboxes:
+            with contextlib.suppress(queue.Full):
+                inbox.put(None, timeout=max(0.1, deadline - time.monotonic()))
+        self.drain(result, block=True)
+        for process in self.workers:
+            process.join(timeout=max(0.1, deadline - time.monotonic()))
+            if process.is_alive():
+                process.terminate()
+                process.join(timeout=5.0)
+
+
+def check_logs_parallel(
+    names: Sequence[str],
+    stdin: IO[str],
+    *,
+    jobs: int,
+    keep_going: bool,
+    progress: Progress | None = None,
+) -> TraceResult:
+    """`run.check_logs` with partitions spread over ``jobs`` worker processes."""
+    result = TraceResult(list(names))
+    started = time.monotonic()
+    pool = _Pool(jobs, keep_going)
+    try:
+        try:
+            for name in names:
+                _route_file(name, stdin, pool, jobs, result, progress, keep_going)
+                if result.stopped:
+                    break
+        except KeyboardInterrupt:
+            result.interrupted = signal.SIGINT
+        except Interrupted as why:
+            result.interrupted = why.signum
+        pool.finish(result)
+    except BaseException:  # unusable input: no worker may outlive the command
+        for process in pool.workers:
+            process.terminate()
+            process.join(timeout=5.0)
+        raise
+    if not keep_going and result.violations:
+        result.stopped = True
+    result.violations.sort(key=lambda v: (names.index(v.file), v.line))
+    result.partitions.sort(key=lambda p: (names.index(p.file), p.stream or ""))
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def _route_file(
+    name: str,
+    stdin: IO[str],
+    pool: _Pool,
+    jobs: int,
+    result: TraceResult,
+    progress: Progress | None,
+    keep_going: bool,
+) -> None:
+    source = logline.open_log(name, stdin)
+    owners: dict[str | None, int] = {}
+    number = 0
+    try:
+        for text in _numbered(source, name):
+            number += 1
+            parsed = logline.parse(text, name, number)
+            if parsed is None:
+                continue
+            stream = parsed[0]
+            index = owners.get(stream)
+            if index is None:
+                index = owners[stream] = owner(name, stream, jobs)
+            buffer = pool.buffers[index]
+            buffer.append((number, text))
+            result.lines_read += 1
+            if len(buffer) >= BATCH:
+                pool.send(index, (name, buffer))
+                pool.buffers[index] = []
+                pool.drain(result, block=False)
+                if result.violations and not keep_going:
+                    result.stopped = True
+                    return
+            if progress is not None and result.lines_read % 4096 == 0:
+                progress(result.lines_read, len(result.violations))
+    finally:
+        if source is not stdin:
+            source.close()
+        pool.flush(name)
+        for index in range(jobs):
+            pool.send(index, (name, None))
+
+
+def _numbered(source: IO[str], name: str) -> Any:
+    try:
+        yield from source
+    except UnicodeDecodeError as err:
+        raise logline.LogLineError(f"{name}: not UTF-8 ({err.reason})") from None
+    except OSError as err:
+        raise logline.LogLineError(f"{name}: cannot read: {err.strerror or err}") from None

@@ -1,0 +1,436 @@
+"""Partial mode: a log from which catalog changes were left out, checked by solving for them.
+
+A runtime often logs gate decisions and activations but not catalog changes.  `check_partial`
+decides whether some sequence of unrecorded catalog operations - at most ``max_hidden`` before
+each recorded line - explains every recorded reply (message text ignored), with the model's own
+transitions run over its Z3 interpretation (`window.Window`).
+
+How it stays fast (most lines never reach the solver):
+
+1. **Concrete replay first.**  The expected world (`session_toolset_model.world.World`) answers
+   each recorded request; while its reply equals the recorded one, the line is explained with no
+   hidden step and costs one concrete transition.
+2. **Local repair on a mismatch.**  At line ``i`` the solver looks for hidden steps in the gaps of
+   the window ``[s, i]``, starting from the concrete world saved before line ``s``, for
+   ``s = i, i-1, i-3, i-7, ...`` down to the start of the current world (its ``reset`` line, or
+   the first line).  A model is turned into PROTOCOL.md requests and replayed concretely; only a
+   replay that reproduces every reply of the window is adopted.  The world's start is exact, so
+   the last attempt there is complete: unsat there means no hidden history with at most
+   ``max_hidden`` steps per gap explains the log up to line ``i``.
+3. **The shortest unexplained window** ending at that line is then found by searching window
+   starts backwards (doubling, then bisection: a window that no state explains stays
+   unexplained when it grows backwards).  A window that starts inside a world starts from an
+   *arbitrary* state (every record, set, counter and grant free), which every history reaches,
+   so "unexplained" is a proof about the window alone; a window at the world's start starts from
+   the exact state.
+
+Each query is small and quantifier-free: only the tools the window names are tools at all
+(`window.Window.domain` says why no explanation is lost), map updates run over them, and a hidden
+slot's kinds share their arguments (an upsert replacing nothing stands for an insert).  Among the
+models found, one with the fewest hidden steps is taken, so the concrete world drifts as little
+as possible from the runtime's.  Queries are fresh solvers with a fixed seed and a deterministic
+``rlimit`` (`window.RLIMIT`), never a wall-clock timeout; ``unknown`` makes the verdict
+undecided, never consistent.  A
+consistent verdict always has a witness that was replayed concretely; an inconsistent one has an
+unsat proof.  Greedy choices (zero hidden steps while they suffice, the first model found) cost
+only time: every failure is re-examined from the exact start of the world before it is reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import z3  # type: ignore[import-untyped]
+from session_toolset_model.values import Provenance, Source, source_trust
+from session_toolset_model.world import OutOfScope, World
+from session_toolset_model.world.digest import schema_digest
+from session_toolset_model.world.fields import Fields, ProtocolFault
+from session_toolset_model.world.identity import IdentityError, unclassified
+from session_toolset_model.world.protocol import RecordInfo
+
+from .logline import RecordedLine
+from .plan import Unsupported
+from .window import HIDDEN_KINDS, Window, same, strip
+
+CATALOG_GROUP = ("catalog_insert", "catalog_upsert", "catalog_remove", "catalog_rebase_past")
+"""What ``--partial catalog`` names: SPEC.md's catalog mutations (the test seam
+``catalog_set_generation`` only by its name)."""
+
+OP_NAMES = frozenset(name[4:] for name in dir(World) if name.startswith("_op_"))
+
+LIMITS = (
+    "bounded: only histories with at most {k} unrecorded operation(s) between two recorded lines "
+    "were considered; a longer hidden history might explain what this check rejects",
+    "only the recorded lines are checked: nothing is concluded about the unrecorded operations "
+    "themselves (their replies, or whether they happened as the explanation says)",
+    "hidden records are solved for at the model's abstraction (digest, provenance, source trust): "
+    "their schema text, source, runtime name, summary and tags are not determined",
+    "resolve and authorize_wire lines depend on runtime names, which the model does not keep: "
+    "they never make a log inconsistent, only an explanation must reproduce them",
+    "a log that does not begin with reset is assumed to start from a fresh world",
+)
+
+
+class PartialArgumentError(ValueError):
+    """A bad argument of `check_partial`; ``code`` is stable."""
+
+    code = "trace.partial.argument"
+
+
+class UnknownKind(PartialArgumentError):
+    code = "trace.partial.unknown-kind"
+
+
+class UnsolvableKind(PartialArgumentError):
+    code = "trace.partial.unsolvable-kind"
+
+
+class NegativeBound(PartialArgumentError):
+    code = "trace.partial.negative-bound"
+
+
+class RecordedHiddenKind(PartialArgumentError):
+    code = "trace.partial.recorded-hidden-kind"
+
+
+@dataclass(frozen=True)
+class HiddenStep:
+    """An unrecorded operation the explanation places after a recorded line."""
+
+    after_line: int
+    """The recorded line it follows (0 = before the first)."""
+    request: dict[str, Any]
+    """A PROTOCOL.md request of an unrecorded kind."""
+    digest: str | None = None
+    """Set when the record's digest is one the log shows but whose schema it never shows: the
+    request then has no ``schema`` and the record must have this SchemaDigest."""
+
+
+@dataclass(frozen=True)
+class PartialVerdict:
+    consistent: bool
+    window: tuple[int, int] | None
+    """First and last line numbers of the shortest unexplained window."""
+    explanation: tuple[HiddenStep, ...] | None
+    """An explaining history (when consistent and asked for)."""
+    checked: int
+    """Recorded lines checked."""
+    limits: tuple[str, ...]
+    """What this check cannot conclude, in plain words."""
+    undecided: str | None = None
+    """Why the check could not decide (then neither consistent nor a window)."""
+
+
+def parse_kinds(spec: str) -> frozenset[str]:
+    """``--partial`` text: comma-separated op names or the group ``catalog``."""
+    out: set[str] = set()
+    for item in (s.strip() for s in spec.split(",")):
+        out |= set(CATALOG_GROUP) if item == "catalog" else {item}
+    return frozenset(out)
+
+
+def check_partial(
+    lines: Iterable[RecordedLine],
+    unrecorded: frozenset[str],
+    max_hidden: int,
+    *,
+    explain: bool = False,
+) -> PartialVerdict:
+    """Whether at most ``max_hidden`` unrecorded operations per gap explain every recorded line."""
+    for name in sorted(unrecorded):
+        if name not in OP_NAMES:
+            raise UnknownKind(f"unknown op {name!r} in the unrecorded kinds")
+        if name not in HIDDEN_KINDS:
+            raise UnsolvableKind(
+                f"op {name!r} cannot be unrecorded: partial mode solves only for catalog changes "
+                f"({', '.join(HIDDEN_KINDS)})"
+            )
+    if isinstance(max_hidden, bool) or not isinstance(max_hidden, int) or max_hidden < 0:
+        raise NegativeBound(
+            f"the hidden-step bound must be a non-negative integer, not {max_hidden!r}"
+        )
+    recorded = list(lines)
+    for line in recorded:
+        if line.request.get("op") in unrecorded:
+            raise RecordedHiddenKind(
+                f"line {line.line}: op {line.request['op']!r} is recorded "
+                "but was declared unrecorded"
+            )
+    kinds = tuple(k for k in HIDDEN_KINDS if k in unrecorded)
+    return _Checker(recorded, kinds, max_hidden).run(explain)
+
+
+class _Checker:
+    def __init__(self, lines: list[RecordedLine], kinds: tuple[str, ...], k: int) -> None:
+        self.lines = lines
+        self.kinds = kinds
+        self.k = k
+        self.world = World()
+        self.snaps: list[Any] = [None] * len(lines)
+        self.hidden: dict[int, list[HiddenStep]] = {}
+        self.schemas: dict[str, Any] = {}
+        self.limits = (LIMITS[0].format(k=k), *LIMITS[1:])
+        self.shown: dict[str, list[tuple[int, Source]]] = {}
+        """The sources ``catalog_state`` replies show per tool id, by line index: a hidden
+        record takes the one shown next, when its trust fits (a witness needs it verbatim)."""
+        self.named: dict[str, list[tuple[int, str]]] = {}
+        """The runtime names ``resolve`` replies show per tool id, by line index."""
+        for index, line in enumerate(lines):
+            runtime_name, tool = line.reply.get("runtime_name"), line.reply.get("tool")
+            resolved = line.request.get("op") == "resolve" and line.reply.get("ok") is True
+            if resolved and isinstance(runtime_name, str) and isinstance(tool, str):
+                self.named.setdefault(tool, []).append((index, runtime_name))
+            if line.request.get("op") == "catalog_state" and line.reply.get("ok") is True:
+                records = line.reply.get("records")
+                for rec in records if isinstance(records, list) else []:
+                    source = source_of(rec.get("source")) if isinstance(rec, dict) else None
+                    if source is not None and isinstance(rec.get("id"), str):
+                        self.shown.setdefault(rec["id"], []).append((index, source))
+
+    def verdict(self, checked: int, **kw: Any) -> PartialVerdict:
+        kw.setdefault("consistent", False)
+        kw.setdefault("window", None)
+        kw.setdefault("explanation", None)
+        return PartialVerdict(checked=checked, limits=self.limits, **kw)
+
+    def run(self, explain: bool) -> PartialVerdict:
+        start = 0
+        i = 0
+        lines = self.lines
+        try:
+            while i < len(lines):
+                if lines[i].request.get("op") == "reset":
+                    start = i
+                self.snaps[i] = self.world.save()
+                if same(
+                    strip(lines[i].reply, lines[i].request.get("op")),
+                    self.world.handle(lines[i].request),
+                ):
+                    i += 1
+                    continue
+                self.world.restore(self.snaps[i])
+                status = self._repair(start, i) if self.kinds and self.k else "unsat"
+                if status == "unsat":
+                    window = self._window(start, i)
+                    return self.verdict(i + 1, window=window)
+                if status != "sat":
+                    return self.verdict(i + 1, undecided=status)
+                i += 1
+        except (OutOfScope, Unsupported) as err:
+            return self.verdict(i + 1, undecided=f"line {lines[i].line}: {err}")
+        steps = None
+        if explain:
+            steps = tuple(s for k in sorted(self.hidden) for s in self.hidden[k])
+        return self.verdict(len(lines), consistent=True, explanation=steps)
+
+    # -- repair ------------------------------------------------------------------------------
+    def _repair(self, start: int, i: int) -> str:
+        """Re-solve a growing window ending at ``i``: ``sat`` (adopted), ``unsat`` or a reason."""
+        span = 1
+        while True:
+            s = max(start, i - span + 1)
+            w = Window(self.kinds, self.k, self.lines[s : i + 1])
+            w.exact_start(self.snaps[s])
+            self._encode(w, s, i)
+            status, model = w.solve()
+            if status == "unknown":
+                return f"undecided at line {self.lines[i].line}: the solver gave up ({model})"
+            if status == "sat":
+                steps = self._read(w, model, s)
+                if not self._adopt(s, i, steps):
+                    return (
+                        f"undecided at line {self.lines[i].line}: a solver model did not replay "
+                        "concretely (a hidden record's source or runtime name matters)"
+                    )
+                return "sat"
+            if s == start:
+                return "unsat"
+            span *= 2
+
+    def _adopt(self, s: int, i: int, steps: dict[int, list[HiddenStep]]) -> bool:
+        world = self.world
+        world.restore(self.snaps[s])
+        for j in range(s, i + 1):
+            if j > s:
+                self.snaps[j] = world.save()
+            for step in steps.get(j, []):
+                if not apply_hidden(world, step):
+                    world.restore(self.snaps[s])
+                    return False
+            if not same(
+                strip(self.lines[j].reply, self.lines[j].request.get("op")),
+                world.handle(self.lines[j].request),
+            ):
+                world.restore(self.snaps[s])
+                return False
+        for j in range(s, i + 1):
+            self.hidden[j] = steps.get(j, [])
+        return True
+
+    # -- the shortest unexplained window -------------------------------------------------------
+    def _unexplained(self, s: int, i: int, start: int) -> bool:
+        w = Window(self.kinds, self.k, self.lines[s : i + 1])
+        if s == start:
+            w.exact_start(self.snaps[s])
+        else:
+            w.free_start()
+        self._encode(w, s, i)
+        return w.solve()[0] == "unsat"
+
+    def _encode(self, w: Window, s: int, i: int) -> None:
+        for j in range(s, i + 1):
+            if self.lines[j].request.get("op") != "reset":  # a reset erases what precedes it
+                w.hidden(j - s)
+            w.recorded(self.lines[j])
+
+    def _window(self, start: int, i: int) -> tuple[int, int]:
+        """The shortest ``[s, i]`` that no state and hidden history explain (``[start, i]`` is
+        known to be one)."""
+        explained, length = 0, 1
+        while i - length + 1 > start and not self._unexplained(i - length + 1, i, start):
+            explained, length = length, length * 2
+        length = min(length, i - start + 1)
+        while length - explained > 1:  # explained < shortest <= length
+            mid = (explained + length) // 2
+            if self._unexplained(i - mid + 1, i, start):
+                length = mid
+            else:
+                explained = mid
+        return self.lines[i - length + 1].line, self.lines[i].line
+
+    # -- reading a model ---------------------------------------------------------------------
+    def _read(self, w: Window, model: Any, s: int) -> dict[int, list[HiddenStep]]:
+        names = _Names(w, model, self.schemas, self.shown, self.named)
+        out: dict[int, list[HiddenStep]] = {}
+        for slot in w.slots:
+            choice = model.eval(slot.choice, model_completion=True).as_long()
+            if choice == 0:
+                continue
+            kind = w.kinds[choice - 1]
+            j = s + slot.gap
+            after = self.lines[j - 1].line if j > 0 else 0
+            out.setdefault(j, []).append(names.step(kind, slot.args[kind], after, j))
+        return out
+
+
+class _Names:
+    """Concrete values for a model's terms: the log's own where equal, fresh ones otherwise."""
+
+    def __init__(
+        self,
+        w: Window,
+        model: Any,
+        schemas: dict[str, Any],
+        shown: dict[str, list[tuple[int, Source]]],
+        named: dict[str, list[tuple[int, str]]],
+    ) -> None:
+        self.w, self.model, self.schemas, self.shown = w, model, schemas, shown
+        self.named = named
+        self.fresh: dict[tuple[str, str], Any] = {}
+
+    def _value(self, sort: str, term: Any) -> tuple[Any, bool]:
+        for value, const in self.w.u.consts[sort].items():
+            if z3.is_true(self.model.eval(const == term, model_completion=True)):
+                return value, True
+        key = (sort, str(self.model.eval(term, model_completion=True)))
+        if key not in self.fresh:  # a value no constant of the query and no other fresh one has
+            taken = set(self.w.u.consts[sort]) | set(self.fresh.values())
+            n = 1
+            while (fresh := _fresh_value(sort, n)) in taken:
+                n += 1
+            if sort == "digest":
+                self.schemas[fresh] = {"hidden_schema": n}
+            self.fresh[key] = fresh
+        return self.fresh[key], False
+
+    def step(self, kind: str, args: dict[str, Any], after: int, index: int) -> HiddenStep:
+        def ev(t: Any) -> Any:
+            return self.model.eval(t, model_completion=True)
+
+        if kind == "catalog_set_generation":
+            return HiddenStep(after, {"op": kind, "value": ev(args["value"]).as_long()})
+        if kind == "catalog_rebase_past":
+            return HiddenStep(after, {"op": kind, "prior": ev(args["prior"]).as_long()})
+        tool, _ = self._value("tool", args["tool"])
+        if kind == "catalog_remove":
+            return HiddenStep(after, {"op": kind, "id": tool})
+        digest, _ = self._value("digest", args["digest"])
+        prov, _ = self._value("prov", args["prov"])
+        trust = str(ev(args["trust"]))
+        request: dict[str, Any] = {"op": kind}
+        if kind == "catalog_upsert":
+            has = z3.is_true(ev(args["has_replaced"]))
+            request["replaced"] = self._value("tool", args["replaced"])[0] if has else None
+        later = [src for i, src in self.shown.get(tool, []) if i >= index]
+        if later and source_trust(later[0], prov) == trust:
+            source = later[0]
+        else:
+            source = source_for(trust, prov)
+        request |= {"id": tool, "source": source.to_json(), "provenance": prov.to_json()}
+        runtime_names = [name for i, name in self.named.get(tool, []) if i >= index]
+        if runtime_names:
+            request["runtime_name"] = runtime_names[0]
+        if digest in self.schemas:
+            request["schema"] = self.schemas[digest]
+            return HiddenStep(after, request)
+        return HiddenStep(after, request, digest)
+
+
+def _fresh_value(sort: str, n: int) -> Any:
+    if sort == "tool":
+        return unclassified(f"hidden-{n}")
+    if sort == "digest":
+        return schema_digest({"hidden_schema": n})
+    return Provenance("extension_manifest", f"hidden-{n}")
+
+
+def source_of(reply: Any) -> Source | None:
+    """A SOURCE as a reply shows it (a builtin one without its name)."""
+    if same(reply, {"kind": "builtin"}):
+        return Source("builtin", "", "hidden")
+    try:
+        return Fields({"s": reply}).source("s")
+    except (ProtocolFault, IdentityError):
+        return None
+
+
+def source_for(trust: str, prov: Provenance) -> Source:
+    """A capability source whose SPEC.md source trust with ``prov`` is ``trust``."""
+    owner_kind = {
+        "extension_manifest": "extension",
+        "mcp_config": "mcp",
+        "plugin_config": "plugin",
+    }
+    if trust == "untrusted":
+        source = Source("unknown", "", "hidden")
+    elif trust == "trusted" and prov.kind == "builtin_runtime":
+        source = Source("builtin", "", "hidden")
+    elif trust == "trusted":
+        source = Source(owner_kind[prov.kind], prov.owner, "hidden")
+    else:
+        source = Source("extension" if prov.kind == "builtin_runtime" else "builtin", "x", "hidden")
+    assert source_trust(source, prov) == trust, (trust, prov)
+    return source
+
+
+def apply_hidden(world: World, step: HiddenStep) -> bool:
+    """Run a hidden step in the expected world; whether it succeeded.  A step without a schema
+    (`HiddenStep.digest`) goes to the oracle with that digest, the record's source and runtime
+    name kept as the world keeps them."""
+    if step.digest is None:
+        return world.handle(step.request).get("ok") is True
+    f = Fields(step.request)
+    replaced = f.nullable_tool("replaced") if step.request["op"] == "catalog_upsert" else None
+    source, prov, tool = f.source("source"), f.provenance("provenance"), f.tool("id")
+    if step.request["op"] == "catalog_upsert":
+        code, _ = world.oracle.catalog_upsert(replaced, tool, step.digest, source, prov)
+    else:
+        code, _ = world.oracle.catalog_insert(tool, step.digest, source, prov)
+    if code != "ok":
+        return False
+    world.records[tool] = RecordInfo(source, step.request.get("runtime_name", tool))
+    present = world.observe()["records"]
+    world.records = {t: info for t, info in world.records.items() if t in present}
+    return True

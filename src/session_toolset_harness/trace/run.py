@@ -1,0 +1,119 @@
+"""Checking logs line by line: partitions, the first violation or all of them, the result.
+
+Memory is constant in a log's length: one line is held at a time, plus one expected world per
+partition of the file being read (released when its file ends) and the violations reported.  A
+partition is one ``stream`` value of one file (lines without ``stream`` form the file's unnamed
+partition); each starts from its own ``reset``.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import IO
+
+from . import logline
+from .complete import Counts, Partition, Violation
+
+Progress = Callable[[int, int], None]
+"""Called now and then with the lines read so far and the violations found."""
+PROGRESS_EVERY = 4096
+
+
+class Interrupted(BaseException):
+    """SIGTERM (or Ctrl-C) while checking: stop, report what was checked (exit 128 + signal)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@dataclass(frozen=True)
+class PartitionResult:
+    file: str
+    stream: str | None
+    counts: Counts
+    violations: int
+
+
+@dataclass
+class TraceResult:
+    """What a run checked and found; ``interrupted`` is the signal that stopped it, if any."""
+
+    files: list[str]
+    partitions: list[PartitionResult] = field(default_factory=list)
+    violations: list[Violation] = field(default_factory=list)
+    counts: Counts = field(default_factory=Counts)
+    interrupted: int | None = None
+    stopped: bool = False
+    """Stopped at the first violation (no ``--keep-going``): later lines were not read."""
+    seconds: float = 0.0
+    lines_read: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations and self.interrupted is None
+
+    def add_partition(self, part: PartitionResult) -> None:
+        self.partitions.append(part)
+        self.counts.add(part.counts)
+
+
+def close(
+    file: str, parts: dict[str | None, Partition], found: dict[str | None, int]
+) -> list[PartitionResult]:
+    """The results of a file's partitions, in the order they first appeared."""
+    return [PartitionResult(file, s, p.counts, found.get(s, 0)) for s, p in parts.items()]
+
+
+def check_logs(
+    names: Sequence[str],
+    stdin: IO[str],
+    *,
+    keep_going: bool,
+    progress: Progress | None = None,
+) -> TraceResult:
+    """Check every log in turn in this process; `logline.LogLineError` for unusable input."""
+    result = TraceResult(list(names))
+    started = time.monotonic()
+    try:
+        for name in names:
+            _check_file(name, stdin, keep_going, result, progress)
+            if result.stopped:
+                break
+    except KeyboardInterrupt:
+        result.interrupted = signal.SIGINT
+    except Interrupted as why:
+        result.interrupted = why.signum
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def _check_file(
+    name: str, stdin: IO[str], keep_going: bool, result: TraceResult, progress: Progress | None
+) -> None:
+    parts: dict[str | None, Partition] = {}
+    found: dict[str | None, int] = {}
+    source = logline.open_log(name, stdin)
+    try:
+        for stream, recorded in logline.read(source, name):
+            result.lines_read += 1
+            part = parts.get(stream)
+            if part is None:
+                part = parts[stream] = Partition(name, stream)
+            violation = part.check(recorded)
+            if violation is not None:
+                result.violations.append(violation)
+                found[stream] = found.get(stream, 0) + 1
+                if not keep_going:
+                    result.stopped = True
+                    break
+            if progress is not None and result.lines_read % PROGRESS_EVERY == 0:
+                progress(result.lines_read, len(result.violations))
+    finally:
+        if source is not stdin:
+            source.close()
+        for part_result in close(name, parts, found):
+            result.add_partition(part_result)

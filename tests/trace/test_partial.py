@@ -1,0 +1,217 @@
+"""Partial mode: faithful logs with their catalog lines removed pass, forged decisions fail."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+from importlib.resources import files
+
+import pytest
+from session_toolset_model.world import World
+from session_toolset_model.world.fields import Fields
+from session_toolset_model.world.protocol import RecordInfo
+
+from session_toolset_harness.trace import window
+from session_toolset_harness.trace.logline import RecordedLine
+from session_toolset_harness.trace.partial import (
+    CATALOG_GROUP,
+    HiddenStep,
+    NegativeBound,
+    RecordedHiddenKind,
+    UnknownKind,
+    UnsolvableKind,
+    check_partial,
+    parse_kinds,
+)
+
+from .partial_support import Request, record, session, without
+
+CATALOG = frozenset(CATALOG_GROUP)
+
+
+def strip(reply: dict[str, object]) -> dict[str, object]:
+    """What a reply must match: its message and hello's implementation name are free text."""
+    return {k: v for k, v in reply.items() if k not in {"message", "implementation"}}
+
+
+def replay(lines: list[RecordedLine], steps: tuple[HiddenStep, ...]) -> list[int]:
+    """The line numbers whose recorded reply the expected world does not give when the hidden
+    steps run where the explanation places them (this test's own replay, not the solver's)."""
+    world = World()
+    wrong = []
+    previous = 0
+    for line in lines:
+        for step in (s for s in steps if s.after_line == previous):
+            if step.digest is None:
+                assert world.handle(step.request)["ok"] is True, step
+            else:  # the log shows this digest but never its schema: insert it at the oracle
+                f = Fields(step.request)
+                source, prov, tool = f.source("source"), f.provenance("provenance"), f.tool("id")
+                if step.request["op"] == "catalog_upsert":
+                    replaced = step.request["replaced"]
+                    code, _ = world.oracle.catalog_upsert(replaced, tool, step.digest, source, prov)
+                else:
+                    code, _ = world.oracle.catalog_insert(tool, step.digest, source, prov)
+                assert code == "ok", step
+                world.records[tool] = RecordInfo(source, tool)
+        if strip(world.handle(line.request)) != strip(line.reply):
+            wrong.append(line.line)
+        previous = line.line
+    return wrong
+
+
+FAITHFUL = record(session("a", ["x", "y"]))
+"""1 reset, 2-3 inserts x y, 4 set_new (empty core), 5 issue_grant x, 6 activate, 7 authorize x
+(exact), 8 authorize y (NotActivated), 9 upsert x (new schema), 10 authorize x (drift denied),
+11 is_stale, 12 rebuild, 13 authorize x (now core)."""
+
+
+def test_the_recorded_session_is_what_the_docstring_says() -> None:
+    ops = [line.request["op"] for line in FAITHFUL]
+    assert ops[1:3] == ["catalog_insert", "catalog_insert"] and ops[8] == "catalog_upsert"
+    assert FAITHFUL[9].reply["error"] == "ToolAuthorizationError.SchemaDigestMismatch"
+    assert FAITHFUL[7].reply["error"] == "ToolAuthorizationError.NotActivated"
+    assert FAITHFUL[12].reply["basis"] == {"kind": "core"}
+
+
+def test_a_faithful_log_without_its_catalog_lines_passes_and_its_explanation_replays() -> None:
+    log = without(FAITHFUL, CATALOG)
+    verdict = check_partial(log, CATALOG, 2, explain=True)
+    assert verdict.consistent and verdict.window is None and verdict.undecided is None
+    assert verdict.checked == len(log)
+    assert verdict.explanation is not None
+    # the drift denial at line 10 needs a hidden change of x's record after line 7
+    assert any(
+        s.request.get("id") == "mcp.srv:x"
+        and 7 <= s.after_line <= 8
+        and s.request["op"] in {"catalog_upsert", "catalog_insert"}
+        for s in verdict.explanation
+    )
+    assert replay(log, verdict.explanation) == []
+    # the replay can fail: without the hidden steps the recorded replies are not reproduced
+    assert replay(log, ()) != []
+
+
+def forged_authorization() -> list[RecordedLine]:
+    """Line 8 flipped: y, never activated in a set with an empty core, is authorized."""
+    log = without(FAITHFUL, CATALOG)
+    forged = {"ok": True, "tool": "mcp.srv:y", "basis": {"kind": "exact", "catalog_generation": 2}}
+    return [dataclasses.replace(x, reply=forged) if x.line == 8 else x for x in log]
+
+
+def test_a_forged_authorization_no_catalog_change_explains_fails_with_its_window() -> None:
+    """Schema changes unrecorded (one per gap at most), inserts recorded: kept small for speed;
+    the same window comes out with inserts and upserts unrecorded and two steps per gap."""
+    upserts = frozenset({"catalog_upsert"})
+    forged = next(x.reply for x in forged_authorization() if x.line == 8)
+    log = [dataclasses.replace(x, reply=forged) if x.line == 8 else x for x in FAITHFUL]
+    assert check_partial(without(FAITHFUL, upserts), upserts, 1).consistent
+    verdict = check_partial(without(log, upserts), upserts, 1)
+    assert not verdict.consistent and verdict.undecided is None
+    # from the set's creation (empty core, nothing activated for y) to the forged reply; any
+    # shorter window starts from a world where y may already be activated
+    assert verdict.window == (4, 8)
+    assert verdict.checked == 8
+
+
+def test_zero_hidden_steps_is_complete_mode_on_the_recorded_kinds() -> None:
+    assert check_partial(FAITHFUL, frozenset(), 0).consistent
+    assert check_partial(FAITHFUL, CATALOG - {"catalog_insert", "catalog_upsert"}, 0).consistent
+    mutated = [
+        dataclasses.replace(x, reply={**x.reply, "stale": False}) if x.line == 11 else x
+        for x in FAITHFUL
+    ]
+    verdict = check_partial(mutated, frozenset(), 0)
+    assert not verdict.consistent and verdict.window is not None and verdict.window[1] == 11
+    # with the catalog lines removed and no hidden step allowed, the first grant is unexplained
+    verdict = check_partial(without(FAITHFUL, CATALOG), CATALOG, 0)
+    assert not verdict.consistent and verdict.window is not None and verdict.window[1] == 5
+
+
+def test_the_bound_is_a_bound() -> None:
+    """Two records must appear before the set is built (the grant at line 5 reports generation
+    2 and the set's pinned generation must match it): one hidden step per gap is too few."""
+    verdict = check_partial(without(FAITHFUL, CATALOG), CATALOG, 1)
+    assert not verdict.consistent
+    assert any("at most 1" in limit for limit in verdict.limits)
+
+
+def test_arguments_are_validated() -> None:
+    log = without(FAITHFUL, CATALOG)
+    with pytest.raises(UnknownKind, match="catalog_frobnicate"):
+        check_partial(log, frozenset({"catalog_frobnicate"}), 1)
+    with pytest.raises(UnsolvableKind, match="authorize"):
+        check_partial(log, frozenset({"authorize"}), 1)
+    with pytest.raises(NegativeBound):
+        check_partial(log, CATALOG, -1)
+    with pytest.raises(RecordedHiddenKind, match="line 2"):
+        check_partial(FAITHFUL, CATALOG, 1)
+    assert UnknownKind.code != NegativeBound.code
+    assert issubclass(UnknownKind, ValueError)
+    assert parse_kinds("catalog") == CATALOG
+    assert parse_kinds("catalog_remove,catalog_set_generation") == {
+        "catalog_remove",
+        "catalog_set_generation",
+    }
+
+
+CHANGES = frozenset({"catalog_upsert", "catalog_remove", "catalog_rebase_past"})
+"""Catalog changes after the initial inserts: what a runtime that logs its start-up catalog but
+not its later changes leaves out."""
+
+
+def vector_requests(name: str) -> list[Request]:
+    folder = files("session_toolset_harness") / "vectors"
+    steps = json.loads((folder / name).read_text(encoding="utf-8"))["steps"]
+    return [step["send"] for step in steps]
+
+
+def burst(lines: list[RecordedLine], kinds: frozenset[str]) -> int:
+    """The longest run of consecutive lines of ``kinds``: hidden steps needed in one gap."""
+    ops = [line.request.get("op") in kinds for line in lines]
+    return max((len(list(g)) for hidden, g in itertools.groupby(ops) if hidden), default=0)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "hazards/activation.survives_reinsertion.json",
+        "hazards/gate.source_swap_within_provenance.json",
+        "hazards/grant.refused_after_catalog_change.json",
+        "rebuild/drops-untrusted-and-source-drift.json",
+        "rebuild/unrelated-drift-carries.json",
+        "revoke/exact.json",
+        "sets/progressive-core.json",
+    ],
+)
+def test_corpus_transcripts_without_their_catalog_changes_pass(name: str) -> None:
+    lines = record(vector_requests(name))
+    log = without(lines, CHANGES)
+    assert len(log) < len(lines)
+    verdict = check_partial(log, CHANGES, burst(lines, CHANGES), explain=True)
+    assert verdict.consistent, verdict
+    assert verdict.explanation is not None
+    assert replay(log, verdict.explanation) == []
+
+
+def test_a_generated_long_session_without_its_catalog_lines_passes() -> None:
+    requests: list[Request] = []
+    for n in range(3):
+        requests += session(f"w{n}", ["x", "y"])
+        requests += [{"op": "authorize", "set": f"w{n}-set", "tool": "mcp.srv:y"}] * 20
+    lines = record(requests)
+    log = without(lines, CATALOG)
+    verdict = check_partial(log, CATALOG, 2, explain=True)
+    assert verdict.consistent and verdict.checked == len(log)
+    assert verdict.explanation is not None
+    assert replay(log, verdict.explanation) == []
+
+
+def test_a_solver_that_gives_up_leaves_the_verdict_undecided(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(window, "RLIMIT", 1)
+    verdict = check_partial(without(FAITHFUL, CATALOG), CATALOG, 2)
+    assert not verdict.consistent and verdict.window is None
+    assert verdict.undecided is not None and "gave up" in verdict.undecided
