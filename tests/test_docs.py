@@ -41,9 +41,7 @@ DOCS_MAX_WORDS = 20_000
 PENDING_FILES = {
     "docs/cli.md",
     "docs/ci.md",
-    "docs/install.md",
     "docs/trace.md",
-    "docs/examples/adapter-skeleton.go",
 }
 
 HISTORY = re.compile(
@@ -358,20 +356,39 @@ EXERCISES: dict[str, Exercise] = {
     'session-toolset conform --adapter "python3 docs/examples/adapter-minimal.py" '
     "-k digest/key-order": RUN,
     "mkdir -p my-adapter": NODE_BLOCK,  # both starters' blocks; each is run as a whole below
-    "cp docs/examples/adapter-skeleton.mjs docs/examples/adapter-skeleton.skip my-adapter/": (
-        NODE_BLOCK
-    ),
+    "cp docs/examples/adapter-skeleton.mjs my-adapter/": NODE_BLOCK,
     "cd my-adapter": NODE_BLOCK,
-    'session-toolset conform --adapter "node adapter-skeleton.mjs" -k digest '
-    "--skip adapter-skeleton.skip": NODE_BLOCK,
-    'session-toolset conform --adapter "node adapter-skeleton.mjs" --skip adapter-skeleton.skip': (
+    'session-toolset conform --adapter "node adapter-skeleton.mjs" -k digest --skip skeleton': (
         NODE_BLOCK
     ),
-    "cp docs/examples/adapter-skeleton.go docs/examples/adapter-skeleton.skip my-adapter/": (
-        GO_BLOCK
-    ),
+    'session-toolset conform --adapter "node adapter-skeleton.mjs" --skip skeleton': NODE_BLOCK,
+    "cp docs/examples/adapter-skeleton.go my-adapter/": GO_BLOCK,
     "go build -o adapter adapter-skeleton.go": GO_BLOCK,
-    "session-toolset conform --adapter ./adapter --skip adapter-skeleton.skip": GO_BLOCK,
+    "session-toolset conform --adapter ./adapter --skip skeleton": GO_BLOCK,
+    # docs/install.md: its blocks run in order, in fresh virtual environments, in that test
+    # (.ci/run sets SESSION_TOOLSET_INSTALL_DOCS=1); the dependency matrix is a CI step
+    **{
+        command: Exercise(
+            "test",
+            where="tests/test_install_docs.py::test_every_install_command_of_the_page_runs",
+        )
+        for command in (
+            "python3 -m venv .venv && . .venv/bin/activate",
+            "pip install .",
+            "session-toolset --version",
+            "pip install . -c constraints.txt",
+            "pip wheel --no-deps -w dist .",
+            "python3 -m venv .venv-wheel && . .venv-wheel/bin/activate",
+            "pip install dist/session_toolset-0.2.0-py3-none-any.whl",
+            "session-toolset check",
+            "python3 -m venv .venv-conform && . .venv-conform/bin/activate",
+            "pip install --no-deps dist/session_toolset-0.2.0-py3-none-any.whl",
+            'pip install "jsonschema>=4.18.0,<5" "referencing>=0.28.4,<1"',
+            'session-toolset conform --adapter "session-toolset adapter" --quiet',
+            "pip install -e '.[test]' -c constraints.txt",
+        )
+    },
+    "python3 tools/deps_matrix.py": Exercise("ci"),
     "python -m session_toolset_harness.corpus check": Exercise(
         "test", where="tests/corpus/test_corpus.py::test_module_command_runs"
     ),

@@ -21,6 +21,12 @@ from types import ModuleType
 
 import pytest
 
+pytest.importorskip(
+    "mutmut",
+    reason="mutmut is not installed (it is the 'mutation' extra, not part of 'test'): this "
+    "check of tools/mutation/equivalent.json runs after pip install -e '.[test,mutation]'",
+)
+
 TOOL = Path(__file__).resolve().parents[1] / "tools" / "mutation" / "run.py"
 
 

@@ -8,7 +8,10 @@
 // place is `handle` below. Run it through the conformance runner:
 //
 //   session-toolset conform --adapter "node adapter-skeleton.mjs" -k digest \
-//       --skip adapter-skeleton.skip
+//       --skip skeleton
+//
+// `--skip skeleton` names the skip file the package ships: the vectors that need ops beyond
+// these five. It fits a skeleton in any language that implements the same five ops.
 //
 // Why a JSON reader of its own: JSON.parse cannot be repaired afterwards. It merges 1 and 1.0
 // (the digest tells them apart), accepts a lone "\ud800", turns 1e400 into Infinity and rounds

@@ -66,7 +66,7 @@ from .toolset import (
     SessionToolSet,
 )
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "GENERATION_MAX",

@@ -155,6 +155,18 @@ def test_skip_file_parsing() -> None:
     assert skips.find(rules, "t/c") is None
 
 
+def test_a_packaged_skip_file_is_named_without_a_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    packaged = skips.read("skeleton")
+    assert packaged == skips.read(skips.PACKAGED["skeleton"]) and len(packaged) > 10
+    (tmp_path / "skeleton").write_text("only/this\n")  # a file of that name comes first
+    assert [r.pattern for r in skips.read("skeleton")] == ["only/this"]
+    with pytest.raises(skips.SkipFileError, match=r"\(packaged skip files: skeleton\)"):
+        skips.read("skeletn")
+
+
 def test_known_failures_round_trip(
     capsys: pytest.CaptureFixture[str], mixed: Path, tmp_path: Path
 ) -> None:

@@ -21,11 +21,12 @@ from pathlib import Path
 from typing import Any, Final
 
 from session_toolset.json_value import JsonInputError, parse_json
+from session_toolset_harness.conform import skips
 from session_toolset_harness.corpus.build import DEFAULT_OUT
 from session_toolset_harness.corpus.codes import OPS
 
 ROOT: Final = Path(__file__).resolve().parents[2]
-SKIP_FILE: Final = ROOT / "docs" / "examples" / "adapter-skeleton.skip"
+SKIP_FILE: Final = skips.PACKAGED["skeleton"]
 EXAMPLE_OPS: Final = frozenset({"hello", "reset", "tool_id_parse", "session_id_parse", "digest"})
 
 Obj = dict[str, Any]
@@ -93,10 +94,12 @@ def skip_file_text() -> str:
     for document in vector_documents():
         groups.setdefault(document["id"].split("/", 1)[0], []).append(document)
     lines = [
-        "# Vectors that need PROTOCOL.md ops the Node.js adapter skeleton does not implement.",
-        "# Use: session-toolset conform --adapter 'node adapter-skeleton.mjs' --skip THIS_FILE",
-        "# Delete a line once your adapter implements what it needs; --skip-must-fail then makes",
-        "# a listed vector that passes an error, so the list can only shrink.",
+        "# Vectors that need PROTOCOL.md ops beyond the five the adapter skeletons implement",
+        "# (hello, reset, tool_id_parse, session_id_parse, digest), in any language.",
+        "# Use: session-toolset conform --adapter 'node adapter-skeleton.mjs' --skip skeleton",
+        "# Growing past the skeleton: copy this file (session-toolset conform --skip skeleton",
+        "# --emit-known-failures FILE writes yours), delete a line once your adapter implements",
+        "# what it needs; --skip-must-fail makes a listed vector that passes an error.",
         "# Written by tests/corpus/example_scope.py (run it as a script).",
     ]
     for group, documents in groups.items():

@@ -20,6 +20,7 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, rule
 from session_toolset_harness.conform.jsonio import encode_line
 from session_toolset_harness.explore import machine, prng_engine
 from session_toolset_harness.explore.cli import main
+from session_toolset_harness.explore.hypothesis_private import prng_engine_unsupported
 from session_toolset_harness.explore.reduce import replay
 from session_toolset_harness.explore.run import explore, explore_rounds
 from session_toolset_harness.explore.sut import InProcessSut
@@ -27,6 +28,10 @@ from session_toolset_harness.explore.vectorize import diverging_index
 
 from .conftest import miniature, miniature_names
 from .test_flaky import INJECTED, OnceWrong
+
+pytestmark = pytest.mark.skipif(
+    prng_engine_unsupported() is not None, reason=str(prng_engine_unsupported())
+)
 
 
 def _walk(seed_value: int, examples: int = 12, steps: int = 15) -> tuple[list[bytes], Any]:

@@ -17,12 +17,17 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, rule
 from session_toolset_harness.explore import prng_engine
 from session_toolset_harness.explore import run as run_module
 from session_toolset_harness.explore.context import Divergence
+from session_toolset_harness.explore.hypothesis_private import prng_engine_unsupported
 from session_toolset_harness.explore.run import explore
 from session_toolset_harness.explore.sut import InProcessSut, Sut
 from session_toolset_harness.explore.vectorize import diverging_index
 
 from .conftest import miniature
 from .test_flaky import INJECTED, OnceWrong
+
+pytestmark = pytest.mark.skipif(
+    prng_engine_unsupported() is not None, reason=str(prng_engine_unsupported())
+)
 
 
 class _Plain(RuleBasedStateMachine):

@@ -15,12 +15,16 @@ from types import ModuleType
 
 import pytest
 import session_toolset_model
-from hypothesis.internal.conjecture import providers
-from hypothesis.internal.constants_ast import Constants, ConstantVisitor, _constants_from_source
 
 import session_toolset
 import session_toolset_harness
 from session_toolset_harness.explore import spec_constants, storage
+from session_toolset_harness.explore.hypothesis_private import (
+    Constants,
+    ConstantVisitor,
+    _constants_from_source,
+    providers,
+)
 
 pytestmark = pytest.mark.spec("1", "2")
 

@@ -4,6 +4,10 @@ One entry per line: a vector id or a glob (``fnmatch``, case-sensitive), then op
 whitespace and a free-text reason. Blank lines and lines starting with ``#`` are ignored. Vector
 ids never contain whitespace, so the first whitespace ends the pattern. The same format is written
 by ``--emit-known-failures`` so a CI job can bootstrap its known-failures list from one run.
+
+Skip files shipped with the package (`PACKAGED`) are named without a path: ``--skip skeleton``
+is the list of vectors beyond the five ops the adapter skeletons implement (docs/examples/: any
+language's skeleton with the same ops can use it).
 """
 
 from __future__ import annotations
@@ -14,6 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULT_REASON = "listed in the skip file"
+SKIPFILES = Path(__file__).resolve().parent / "skipfiles"
+PACKAGED = {path.stem: path for path in sorted(SKIPFILES.glob("*.skip"))}
+"""Name -> skip file shipped in the package."""
 
 
 @dataclass(frozen=True)
@@ -42,12 +49,24 @@ def parse(text: str) -> list[SkipRule]:
     return rules
 
 
-def read(path: Path) -> list[SkipRule]:
-    """Read and parse a skip file."""
+def locate(argument: str | Path) -> Path:
+    """The skip file ``--skip`` names: a file at that path, else a packaged one by name."""
+    path = Path(argument)
+    if not path.exists() and str(argument) in PACKAGED:
+        return PACKAGED[str(argument)]
+    return path
+
+
+def read(path: str | Path) -> list[SkipRule]:
+    """Read and parse a skip file, given by path or by a packaged name (`locate`)."""
+    located = locate(path)
     try:
-        return parse(path.read_text(encoding="utf-8"))
+        return parse(located.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
-        raise SkipFileError(f"cannot read skip file {path}: {exc}") from exc
+        names = ", ".join(PACKAGED)
+        raise SkipFileError(
+            f"cannot read skip file {located}: {exc} (packaged skip files: {names})"
+        ) from exc
 
 
 def find(rules: Iterable[SkipRule], vector_id: str) -> SkipRule | None:

@@ -32,6 +32,7 @@ from ..corpus.dsl import DECLARED_DIFFERENCE
 from ..envelope import writable_problem
 from ..summary import GITHUB_STEP_SUMMARY, publish
 from . import condition_gate, coverage, report
+from .hypothesis_private import prng_engine_unsupported
 from .parallel import Plan, PlanResult, run_plan
 from .prng_engine import DEFAULT_ENGINE, ENGINES
 from .run import PROFILES
@@ -199,8 +200,9 @@ def build_parser() -> argparse.ArgumentParser:
         choices=ENGINES,
         default=DEFAULT_ENGINE,
         help="what draws the examples: the machine's rules and strategies over a seeded PRNG "
-        "(prng, the default), or Hypothesis's engine (hypothesis: about half the steps per "
-        "second; shrinks a divergence's rules before explore's own request shrinking)",
+        "(prng), or Hypothesis's engine (hypothesis: about half the steps per "
+        "second; shrinks a divergence's rules before explore's own request shrinking); "
+        f"default with the installed Hypothesis: {DEFAULT_ENGINE}",
     )
     parser.add_argument(
         "--record",
@@ -419,6 +421,8 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
         if args.merge:
             return _merge(args)
+        if args.engine == "prng" and (unsupported := prng_engine_unsupported()):
+            raise UsageError(unsupported)
         _check_outputs(args)
         adapter = _adapter_argv(args.adapter, args.timeout)
         _start_record(args)

@@ -21,8 +21,9 @@ and drops the rest:
   which already cuts requests and simplifies values after Hypothesis's own shrinking.
 
 `PrngData` is the object strategies draw from: it answers the part of Hypothesis's
-``ConjectureData`` that the machine's strategies call (pinned Hypothesis; the engine's tests
-fail if an upgrade makes them call more).  Strategies the machine does not use may need more:
+``ConjectureData`` that the machine's strategies call (at the Hypothesis versions
+`hypothesis_private.PRNG_ENGINE_VERSIONS`; the engine's tests fail if a version makes them call
+more).  Strategies the machine does not use may need more:
 ``st.shared``, ``st.from_regex``, ``st.uuids`` and ``st.emails`` (``_shared_strategy_draws``)
 and ``st.functions`` do not draw here; explore then stops with an error outside the comparison
 (exit 1), naming the missing attribute.  A draw Hypothesis would mark invalid (an empty
@@ -37,21 +38,27 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any, Final
 
-from hypothesis.control import BuildContext
-from hypothesis.internal.conjecture.providers import COLLECTION_DEFAULT_MAX_SIZE, HypothesisProvider
 from hypothesis.stateful import MultipleResults, RuleBasedStateMachine, VarReference
-from hypothesis.strategies._internal.collections import TupleStrategy
-from hypothesis.strategies._internal.core import BuildsStrategy
-from hypothesis.strategies._internal.lazy import unwrap_strategies
-from hypothesis.strategies._internal.strategies import OneOfStrategy, SampledFromStrategy
 
+from .hypothesis_private import (
+    COLLECTION_DEFAULT_MAX_SIZE,
+    BuildContext,
+    BuildsStrategy,
+    HypothesisProvider,
+    OneOfStrategy,
+    SampledFromStrategy,
+    TupleStrategy,
+    default_engine,
+    unwrap_strategies,
+)
 from .rule_choice import OneDrawRuleStrategy
 
 ENGINES: Final = ("hypothesis", "prng")
 """``--engine`` values: Hypothesis's engine, or this module."""
-DEFAULT_ENGINE: Final = "prng"
-"""It kills every mutant Hypothesis's engine kills at the same budget, and more, finds every
-miniature in fewer steps and runs about twice the steps per CPU-second (docs/explore.md)."""
+DEFAULT_ENGINE: Final = default_engine()
+"""``prng`` where the installed Hypothesis supports it (`hypothesis_private`): it kills every
+mutant Hypothesis's engine kills at the same budget, and more, finds every miniature in fewer
+steps and runs about twice the steps per CPU-second (docs/explore.md)."""
 
 
 class Discarded(Exception):

@@ -24,7 +24,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from hypothesis.stateful import RuleBasedStateMachine, RuleStrategy
+from hypothesis.stateful import RuleBasedStateMachine
+
+from .hypothesis_private import RuleStrategy
 
 
 class OneDrawRuleStrategy(RuleStrategy):

@@ -26,9 +26,10 @@ While explore runs (`fixed_constants`), the local pool is `pool` instead, made o
 Both are filtered the way Hypothesis filters what it extracts (no integer within 100 of zero:
 those are the index draws of every ``sampled_from`` and rule choice, which a constant would
 skew; no empty or whitespace-only string, none longer than 20 characters).  A walk is then a
-function of the seed, the generation modules and this list (and Hypothesis's version, pinned):
-not of the implementation, the model, the tests or the host.  The patch point is private
-Hypothesis API; `tests/explore/test_spec_constants.py` fails when a Hypothesis upgrade moves it.
+function of the seed, the generation modules and this list (and Hypothesis's version): not of
+the implementation, the model, the tests or the host.  The patch point is private Hypothesis API
+(`hypothesis_private`); `tests/explore/test_spec_constants.py` fails when a Hypothesis version
+moves it.
 """
 
 from __future__ import annotations
@@ -39,14 +40,12 @@ from contextlib import contextmanager
 from functools import cache
 from typing import Any, Final
 
-from hypothesis.internal.conjecture import providers
-from hypothesis.internal.constants_ast import Constants, _constants_from_source
-from hypothesis.internal.floats import float_to_int
+from .hypothesis_private import Constants, _constants_from_source, float_to_int, providers
 
 SortedSet: Any = type(providers.GLOBAL_CONSTANTS.integers)
 """The sorted container Hypothesis's own pool is made of (sortedcontainers' ``SortedSet``), taken
 from that pool: a dependency of Hypothesis's, not one of this package's (`tests/test_packaging.py`
-requires every import here to be a pinned dependency)."""
+requires every import here to be a declared dependency)."""
 
 
 def _around(*values: int) -> set[int]:

@@ -104,6 +104,47 @@ def _ordering() -> Vector:
     return v
 
 
+def _order_by_source_kind() -> Vector:
+    v = Vector(
+        f"{G}/alias-order-by-source-kind",
+        "Alias order groups tools by the kind of their source, not by the namespace of their "
+        "ToolId: a builtin-sourced tool whose id is outside 'builtin:' takes its alias (and a "
+        "shared runtime name) before an MCP tool whose id is 'builtin:...', though that id "
+        "sorts first and was inserted first.",
+        ("resolve", "aliases"),
+    )
+    mcp_named_builtin = Rec(
+        src_mcp("m", "t"), p_mcp("m"), {"t": 1}, explicit_id="builtin:t", runtime_name="tool"
+    )
+    builtin_elsewhere = Rec(
+        src_builtin("t"), P_BUILTIN, {"t": 2}, explicit_id="zz:t", runtime_name="tool"
+    )
+    mcp_dotted = Rec(
+        src_mcp("m", "u"), p_mcp("m"), {"t": 3}, explicit_id="builtin:u", runtime_name="t.u"
+    )
+    builtin_dotted = Rec(
+        src_builtin("u"), P_BUILTIN, {"t": 4}, explicit_id="zz:u", runtime_name="t.u"
+    )
+    for generation, rec in enumerate(
+        [mcp_named_builtin, builtin_elsewhere, mcp_dotted, builtin_dotted], 1
+    ):
+        insert(v, rec, generation)
+    # by source kind: the builtin-sourced zz:t first; by namespace it would be builtin:t
+    _resolved(v, "tool", builtin_elsewhere)
+    _resolved(v, "tool_2", mcp_named_builtin)
+    _resolved(v, "t_u", builtin_dotted)
+    _resolved(v, "t_u_2", mcp_dotted)
+    # "t.u" is no alias ('.' is unsafe): the first tool of that runtime name in alias order
+    _resolved(v, "t.u", builtin_dotted)
+    v.ok("set_new", name="A", session="s-a", core=[mcp_dotted.id, builtin_dotted.id])
+    return v.ok(
+        "authorize_wire",
+        {"tool": builtin_dotted.id, "basis": core_basis()},
+        set="A",
+        wire_name="t.u",
+    )
+
+
 def _runtime_name_ties() -> Vector:
     v = Vector(
         f"{G}/runtime-name-ties",
@@ -283,6 +324,7 @@ def vectors() -> list[Vector]:
     return [
         _collisions(),
         _ordering(),
+        _order_by_source_kind(),
         _runtime_name_ties(),
         _cut(),
         _wire_bounds(),
