@@ -278,9 +278,8 @@ EXERCISES: dict[str, Exercise] = {
     # README: the two set-up commands are CI's own (.ci/run)
     "python3 -m venv .venv-check && . .venv-check/bin/activate && pip install . && "
     "session-toolset check": Exercise("ci"),
-    "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]' && pytest": Exercise(
-        "ci"
-    ),
+    "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]' -c constraints.txt"
+    " && pytest": Exercise("ci"),
     "session-toolset conform": RUN,
     'session-toolset conform --adapter "./my-adapter"': RUN,
     'session-toolset explore --adapter "./my-adapter" --seed 1': RUN,
