@@ -7,6 +7,10 @@ with ONE summary line and one exit code: 0 only when both passed, 1 when either 
 shows every problem at once.  A third stage replays the hand-written corpus and the original
 implementation's recorded walkthroughs against the model's expected world (`independent`): a
 model bug that contradicts recorded behaviour fails the job too (its verdict is in the summary).
+A fourth stage runs a short differential exploration of the model against the reference
+implementation in this process (`model_vs_implementation`: fixed seed, a few seconds): a model bug
+that neither the proofs nor the recorded behaviour reach, but the implementation's behaviour
+contradicts, fails the job as well.
 
 Output, like a good Unix tool: on a terminal a progress line per half (dots for the vectors),
 every failure, the summary line; on anything else (a CI log) the failures and the summary line
@@ -160,6 +164,46 @@ def _model_stage(quiet: bool) -> tuple[int, float, object]:
     return (0 if report.ok else 1), time.perf_counter() - started, report.to_json()
 
 
+EXPLORE_SEED = 0
+EXPLORE_EXAMPLES = 60
+EXPLORE_STEPS = 30
+"""The differential exploration of `check` (`model_vs_implementation`): about 2 CPU s."""
+
+
+def model_vs_implementation() -> tuple[int, float, object]:
+    """The model (the expected side of `explore`) against the reference implementation, in
+    process, on a fixed seed: (status, seconds, JSON report).  A divergence or an error is a
+    failure, printed as one line."""
+    from .explore.run import explore
+    from .explore.sut import InProcessSut
+
+    started = time.perf_counter()
+    result = explore(
+        InProcessSut(),
+        examples=EXPLORE_EXAMPLES,
+        steps=EXPLORE_STEPS,
+        seed_value=EXPLORE_SEED,
+        shrink=True,
+    )
+    seconds = time.perf_counter() - started
+    problem = result.error or (str(result.failure.reason) if result.failure else None)
+    if problem is not None:
+        print(
+            f"model disagrees with the reference implementation (explore seed "
+            f"{EXPLORE_SEED}): {problem}"
+        )
+    report = {
+        "seed": EXPLORE_SEED,
+        "examples": EXPLORE_EXAMPLES,
+        "steps": result.steps,
+        "divergence": problem,
+        "requests": []
+        if result.failure is None
+        else [str(r.request) for r in (*result.failure.steps, *result.failure.observation)],
+    }
+    return (0 if problem is None else 1), seconds, report
+
+
 def main(argv: list[str]) -> int:
     try:
         args = _parser().parse_args(argv)
@@ -178,7 +222,14 @@ def main(argv: list[str]) -> int:
     model_status, model_s, model_report = _model_stage(args.quiet)
     status = 1 if model_status != 0 and status == 0 else status
     verdict = "passed" if model_status == 0 else "FAILED"
-    print(f"{_summary(prove, conform)}, model vs recorded {verdict} ({model_s:.1f} s)", flush=True)
+    diff_status, diff_s, diff_report = model_vs_implementation()
+    status = 1 if diff_status != 0 and status == 0 else status
+    diff_verdict = "passed" if diff_status == 0 else "FAILED"
+    print(
+        f"{_summary(prove, conform)}, model vs recorded {verdict} ({model_s:.1f} s), "
+        f"model vs implementation {diff_verdict} ({diff_s:.1f} s)",
+        flush=True,
+    )
     if args.json is not None:
         combined = {
             "ok": status == 0,
@@ -196,6 +247,11 @@ def main(argv: list[str]) -> int:
                 "exit_status": model_status,
                 "seconds": model_s,
                 "report": model_report,
+            },
+            "model_vs_implementation": {
+                "exit_status": diff_status,
+                "seconds": diff_s,
+                "report": diff_report,
             },
         }
         try:
