@@ -303,11 +303,12 @@ class Job:
     def _agreement_row(self, op: str, result: str, seconds: float, trace: dict[str, str]) -> Row:
         expected = "disagrees" if self.base is not None and self.base.mutant else "agrees"
         name = f"agree.{op}"
+        check = self.check_name.replace("mutant:", "agreement:")  # one kind of row per check
         return Row(
             name,
             self.variant.profile,
             "agreement",
-            self.check_name,
+            check,
             result,
             expected,
             seconds,

@@ -109,5 +109,5 @@ def test_a_slip_on_the_z3_side_alone_fails_prove(monkeypatch: pytest.MonkeyPatch
 
 def test_the_z3_only_mutant_rows_show_the_check_can_fail() -> None:
     report = run(["per-tool-pinned"], r"^agree\.activate_many$")
-    strict = _row(report, "agree.activate_many", "mutant:z3_first_index_strict")
+    strict = _row(report, "agree.activate_many", "agreement:z3_first_index_strict")
     assert strict.result == strict.expected == "disagrees"
