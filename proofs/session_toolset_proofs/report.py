@@ -37,10 +37,12 @@ from .obligations import (
     Query,
     step,
 )
+from .reach import _STEPS as reach_cache
 from .reach import reach_op
 from .search import Found, find
 from .solve import BOUND as SOLVE_BOUND
 from .solve import bounded, check, construction
+from .steps import _STEPS as steps_cache
 from .vectors import vector, vector_id
 
 CONSTRUCTION = ("simplify", "no premises")
@@ -528,6 +530,20 @@ def _run_all(groups: list[list[int]], workers: int) -> dict[int, list[Row]]:
     return results
 
 
+def _forget() -> None:
+    """Empty this process's caches of built transitions and concrete results before a run:
+    they were computed from whatever definition was loaded when they were filled (a test may
+    have patched it since), and a run must start from the same state every time."""
+    for cache in (
+        steps_cache,
+        reach_cache,
+        explore._NODES,
+        explore._CANDIDATES,
+        explore._RESULTS,
+    ):
+        cache.clear()
+
+
 def _unit(job: Job, i: int) -> tuple[str, ...]:
     """The isolation unit of a job: an obligation under one profile (its proof, and for the
     default profile its witness and mutant rows, in that fixed order), else the job alone."""
@@ -576,6 +592,7 @@ def run(profile_names: list[str], pattern: str | None = None, workers: int = 1) 
     balance the load.  The rows come back in report order."""
     global _WORK
     work = jobs(profile_names, pattern)
+    _forget()
     nodes()  # the shared exploration, computed before any fork
     groups: dict[str, list[int]] = {}
     for i, j in enumerate(work):
