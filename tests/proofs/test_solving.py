@@ -45,8 +45,7 @@ def test_an_answer_does_not_depend_on_what_else_runs(monkeypatch: pytest.MonkeyP
     alone = run(["per-tool-pinned"], r"^postcondition\.activate_many$", workers=1)
     beside = run(
         ["per-tool-pinned"],
-        r"^(zero_inheritance\.frame\.activate_many|postcondition\.activate_many|"
-        r"no_partial_mutation\.activate_many|atomic_batch\.activate_many)$",
+        r"^(zero_inheritance\.frame\.activate_many|postcondition\.activate_many)$",
         workers=2,
     )
     assert _row(alone, "postcondition.activate_many").result == "refuted"
