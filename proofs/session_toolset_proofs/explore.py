@@ -251,6 +251,42 @@ def outcome(v: Variant, opname: str, node: Node, i: int) -> Result:
     return res
 
 
+Mark = tuple[dict[tuple[Variant, str, int], int], set[tuple[str, int]]]
+Computed = tuple[
+    dict[tuple[Variant, str, int], list[Result | None]], dict[tuple[str, int], list[Action]]
+]
+
+
+def mark() -> Mark:
+    """What the caches of `candidates` and `outcome` hold now (see `computed_since`)."""
+    return {k: sum(r is not None for r in row) for k, row in _RESULTS.items()}, set(_CANDIDATES)
+
+
+def computed_since(before: Mark) -> Computed:
+    """The cache entries computed after `mark` returned ``before``: a job run in a child process
+    hands them back so the next job of its group need not compute them again."""
+    counts, keys = before
+    results = {
+        k: row
+        for k, row in _RESULTS.items()
+        if counts.get(k, -1) != sum(r is not None for r in row)
+    }
+    return results, {k: v for k, v in _CANDIDATES.items() if k not in keys}
+
+
+def merge(done: Computed) -> None:
+    """Add what a child computed (`computed_since`) to this process's caches.  The entries
+    are pure functions of their keys (concrete runs, no Z3 state), so merging changes no
+    result, only the time the next job spends."""
+    results, cands = done
+    _CANDIDATES.update(cands)
+    for k, row in results.items():
+        mine = _RESULTS.setdefault(k, [None] * len(row))
+        for i, r in enumerate(row):
+            if mine[i] is None:
+                mine[i] = r
+
+
 def _key(st: State) -> Any:
     return (st.catalog, st.gen, st.calls, st.sets)
 

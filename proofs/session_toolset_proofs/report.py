@@ -7,10 +7,16 @@ profile is expected to refute it); for the default profile also its ``witness`` 
 
 from __future__ import annotations
 
+import ctypes
+import functools
+import gc
 import json
-import multiprocessing
+import os
+import pickle
+import selectors
+import signal
 import time
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
@@ -20,11 +26,23 @@ from session_toolset_model import keyword, reachability
 from session_toolset_model.ops import OPS, outcomes_for
 from session_toolset_model.profiles import DEFAULT, DEFAULT_PROFILE, Variant
 
+from . import agreement, explore
 from .explore import nodes
-from .obligations import EXPECTED_PROFILE_REFUTATIONS, OBLIGATIONS, Obligation
+from .obligations import (
+    EXPECTED_PROFILE_REFUTATIONS,
+    FINITE_STATES,
+    OBLIGATIONS,
+    SEARCH_BOUND,
+    Obligation,
+    Query,
+    step,
+)
+from .reach import _STEPS as reach_cache
 from .reach import reach_op
 from .search import Found, find
-from .solve import check, construction
+from .solve import BOUND as SOLVE_BOUND
+from .solve import bounded, check, construction
+from .steps import _STEPS as steps_cache
 from .vectors import vector, vector_id
 
 FORMAT_VERSION = 1
@@ -48,6 +66,8 @@ class Row:
     concrete: list[dict[str, Any]] = field(default_factory=list)
     """The concrete trace from the initial state: ops with arguments and outcomes."""
     found: Found | None = field(default=None, repr=False, compare=False)
+    job: int = field(default=-1, repr=False, compare=False)
+    """Index of the job that made the row (within one run)."""
     basis: str = ""
     """For a proved row: ``premises``, or by construction (``simplify``, ``no premises``)."""
 
@@ -71,21 +91,31 @@ class Report:
     def summary(self) -> str:
         failed = sum(not r.passed for r in self.rows)
         secs = sum(r.seconds for r in self.rows)
+        agree = [r for r in self.rows if r.kind == "agreement"]
+        both = f"; {sum(r.passed for r in agree)} of {len(agree)} agreement checks as expected"
         return (
             f"{len(self.rows)} checks, {len(self.rows) - failed} as expected, {failed} not; "
-            f"{self.proof_counts()}; {secs:.1f} s summed over checks"
+            f"{self.proof_counts()}{both if agree else ''}; {secs:.1f} s summed over checks"
         )
 
     def proof_counts(self) -> str:
-        """Default-profile proofs: those that need their premises, apart from those that hold
-        by construction (the goal simplifies to true, or holds with no premise at all)."""
+        """Default-profile proofs: those that need the inductive invariant, those that hold from
+        their own hypothesis and side definitions alone (and those not classified within the
+        budget), apart from those that hold by construction (the goal simplifies to true, or
+        holds with no premise at all) and those shown only up to a bound."""
         rows = [r for r in self.rows if r.check == "proof" and r.profile == DEFAULT_PROFILE]
         built = [r for r in rows if r.by_construction]
         simp = sum(r.basis == "simplify" for r in built)
         proved = sum(r.result == "proved" for r in rows) - len(built)
+        need = sum(r.basis == "invariant" for r in rows)
+        own = sum(r.basis == "hypothesis" for r in rows)
+        bounded = sum(r.result == "bounded" for r in rows)
         return (
-            f"{proved} obligations proved from their premises, {len(built)} hold by construction "
-            f"({simp} simplify to true, {len(built) - simp} need no premises)"
+            f"{proved} obligations proved from their premises ({need} need the inductive "
+            f"invariant, {own} hold from their own hypothesis and side definitions alone, "
+            f"{proved - need - own} not classified), {len(built)} hold by construction "
+            f"({simp} simplify to true, {len(built) - simp} need no premises), "
+            f"{bounded} shown only for batches up to {SOLVE_BOUND}"
         )
 
     def table(self, *, only_unexpected: bool = False) -> str:
@@ -173,23 +203,37 @@ def _row(
     ob: Obligation, v: Variant, check_name: str, negate: bool, expected: str, base: Variant | None
 ) -> Row:
     """One check.  Proofs ask Z3 for unsat of the negated goal over arbitrary states; expected
-    refutations and witnesses are searched concretely and confirmed in Z3 (`search.find`)."""
-    if expected == "proved":
-        out = check(lambda: ob.build(v), True)
-        result = _NAMES[out.status]
+    refutations and witnesses are searched concretely and confirmed in Z3 (`search.find`).
+    A proof or a refutation that ends ``unknown`` falls back to `_counterexample`."""
+    build = lambda: ob.build(v)  # noqa: E731 - one builder for every query of this row
+    if expected in ("proved", "bounded"):
+        out = check(build, True)
+        result, trace = _NAMES[out.status], out.trace
+        if result == "proved" and expected == "bounded":
+            result = "bounded"  # unsat, but of a query that bounds the batch length
         start = time.perf_counter()
+        found: Found | None = None
+        if result == "unknown":
+            result, trace, found = _counterexample(ob, build, v, None if base == v else base)
         classify = result == "proved" and v.profile == DEFAULT_PROFILE  # the counted proofs
-        basis = construction(lambda: ob.build(v)) if classify else ""
+        basis = construction(build) if classify else ""
         seconds = out.seconds + time.perf_counter() - start
-        row = Row(ob.name, v.profile, ob.kind, check_name, result, expected, seconds, {})
-        row.basis = basis
+        concrete = found.concrete if found is not None else []
+        row = Row(ob.name, v.profile, ob.kind, check_name, result, expected, seconds, trace)
+        row.concrete, row.found, row.basis = concrete, found, basis
         return row
     mode = "counterexample" if negate else "witness"
-    found = find(ob, lambda: ob.build(v), v, mode, base)
+    start = time.perf_counter()
+    found = find(ob, build, v, mode, base)
+    trace = found.trace
     if found.status == "sat":
         result = "refuted" if negate else "sat"
     else:
         result = "unknown" if found.status == "unknown" else "not found"
+        if negate:  # nothing confirmed among the concrete candidates: ask the bounded query
+            b = bounded(build, True)
+            if b.status == "sat":
+                result, trace = "refuted", {**b.trace, "found_by": BOUNDED_FOUND}
     return Row(
         ob.name,
         v.profile,
@@ -197,11 +241,32 @@ def _row(
         check_name,
         result,
         expected,
-        found.seconds,
-        found.trace,
+        time.perf_counter() - start,
+        trace,
         found.concrete,
         found,
     )
+
+
+BOUNDED_FOUND = f"the bounded query (batches of at most {SOLVE_BOUND}, finite states)"
+PINNED_FOUND = "a reachable instance, pinned in the unbounded query"
+
+
+def _counterexample(
+    ob: Obligation, build: Callable[[], Query], v: Variant, base: Variant | None
+) -> tuple[str, dict[str, str], Found | None]:
+    """A proof came back ``unknown``: search for a counterexample before giving up - the
+    bounded query (`solve.bounded`: a model of it is a model of the unbounded one), then the
+    concrete exploration's reachable instances pinned in the obligation's own query
+    (`search.find`).  ``refuted`` with the trace (``found_by`` says which) if one exists, else
+    ``unknown`` (a failure)."""
+    b = bounded(build, True)
+    if b.status == "sat":
+        return "refuted", {**b.trace, "found_by": BOUNDED_FOUND}, None
+    found = find(ob, build, v, "counterexample", base)
+    if found.status == "sat":
+        return "refuted", {**found.trace, "found_by": PINNED_FOUND}, found
+    return "unknown", {}, None
 
 
 @dataclass(frozen=True)
@@ -217,20 +282,30 @@ class Job:
     base: Variant | None = None
     reach_op: str | None = None
     reach_names: tuple[str, ...] = ()
+    agree_op: str | None = None
+    """An agreement row (`agreement`) of this op; ``base`` is then the Z3 side's variant."""
+    agree_instance: bool = False
+    """A mutant row that also checks the two interpretations agree on the instance it found."""
 
     @property
     def weight(self) -> float:
-        """A static cost estimate, only used to balance the partition across workers."""
+        """A static cost estimate, only used to order the groups across workers."""
         unit = 0.1 if self.check_name == "proof" else (1.0 if self.reach_op else 0.5)
         if self.check_name.startswith("mutant:"):
             unit = 1.0
         return unit * OP_COST.get(self.group, 1.0)
 
     def execute(self) -> list[Row]:
+        if self.agree_op is not None:
+            a = agreement.check_cases(self.agree_op, self.variant, self.base)
+            return [self._agreement_row(self.agree_op, a.result, a.seconds, a.trace)]
         if self.ob is not None:
-            return [
-                _row(self.ob, self.variant, self.check_name, self.negate, self.expected, self.base)
-            ]
+            row = _row(
+                self.ob, self.variant, self.check_name, self.negate, self.expected, self.base
+            )
+            if not self.agree_instance:
+                return [row]
+            return [row, self._instance_agreement(row)]
         assert self.reach_op is not None
         rows = []
         for e in reach_op(self.reach_op):
@@ -252,6 +327,39 @@ class Job:
             )
         return rows
 
+    def _agreement_row(self, op: str, result: str, seconds: float, trace: dict[str, str]) -> Row:
+        expected = "disagrees" if self.base is not None and self.base.mutant else "agrees"
+        name = f"agree.{op}"
+        check = self.check_name.replace("mutant:", "agreement:")  # one kind of row per check
+        return Row(
+            name,
+            self.variant.profile,
+            "agreement",
+            check,
+            result,
+            expected,
+            seconds,
+            trace,
+        )
+
+    def _instance_agreement(self, row: Row) -> Row:
+        """Both interpretations under the row's mutant, on the instance the row found."""
+        assert self.ob is not None and self.ob.op is not None
+        found = row.found
+        if found is None or found.node is None or found.final is None:
+            return self._agreement_row(self.ob.op, "no instance", 0.0, {})
+        start = time.perf_counter()
+        state, args, op = found.node.state, found.final.kwargs, self.ob.op
+        v = self.variant
+        trace = {"instance of": self.ob.name, "interpretation": "unbounded"}
+        result = agreement.agree_on(v, op, state, args, v, None, agreement.INSTANCE_RLIMIT)
+        if result == "unknown":
+            result = agreement.agree_on(v, op, state, args, v, SOLVE_BOUND)
+            trace["interpretation"] = (
+                f"bounded (batches of at most {SOLVE_BOUND}): unbounded unknown"
+            )
+        return self._agreement_row(self.ob.op, result, time.perf_counter() - start, trace)
+
 
 OP_COST = {"activate_many": 4.0, "activate_model": 3.5, "rebuild": 2.0, "set_new": 1.5}
 """Relative cost of the checks about an op (the rest weigh 1): balancing only."""
@@ -267,13 +375,47 @@ def jobs(profile_names: list[str], pattern: str | None = None) -> list[Job]:
         for profile in profile_names:
             refuted = ob.name in EXPECTED_PROFILE_REFUTATIONS.get(profile, ())
             v = Variant(profile)
-            expected = "refuted" if refuted else "proved"
+            expected = "refuted" if refuted else _proved(ob)
             out.append(Job(group, ob, v, "proof", True, expected, DEFAULT))
             if profile != DEFAULT_PROFILE:
                 continue
             out.append(Job(group, ob, v, "witness", False, "sat", None))
             for m in ob.refuted_by:
-                out.append(Job(group, ob, Variant(profile, m), f"mutant:{m}", True, "refuted", v))
+                # the first obligation of each model mutant also checks agreement on the
+                # instance it found (first in the whole list, whatever is selected)
+                first = ob.op is not None and _FIRST_REFUTING.get(m) == ob.name
+                out.append(
+                    Job(
+                        group,
+                        ob,
+                        Variant(profile, m),
+                        f"mutant:{m}",
+                        True,
+                        "refuted",
+                        v,
+                        agree_instance=first,
+                    )
+                )
+    for opname in OPS:
+        name = f"agree.{opname}"
+        if not keyword.matches(pattern, name):
+            continue
+        for profile in profile_names:
+            if profile == DEFAULT_PROFILE or opname in agreement.PROFILE_OPS:
+                out.append(
+                    Job(opname, variant=Variant(profile), check_name="agreement", agree_op=opname)
+                )
+        if DEFAULT_PROFILE in profile_names:
+            for m, ops in agreement.Z3_ONLY.items():
+                if opname in ops:
+                    out.append(
+                        Job(
+                            opname,
+                            check_name=f"mutant:{m}",
+                            base=Variant(mutant=m),
+                            agree_op=opname,
+                        )
+                    )
     if DEFAULT_PROFILE in profile_names:
         for opname, op in OPS.items():
             names = tuple(
@@ -286,56 +428,207 @@ def jobs(profile_names: list[str], pattern: str | None = None) -> list[Job]:
     return out
 
 
-def partition(work: list[Job], n: int) -> list[list[int]]:
-    """Job indices split into ``n`` parts, every op's jobs in one part (they share the concrete
-    exploration's cached results); greedy by static weight, ties by first appearance.  The split
-    depends only on the job list and ``n``, so each part runs the same checks in the same order
-    on every run (determinism: a fresh solver per check, fixed seeds, rlimit budgets)."""
-    groups: dict[str, list[int]] = {}
-    for i, j in enumerate(work):
-        groups.setdefault(j.group, []).append(i)
-    load = [0.0] * n
-    parts: list[list[int]] = [[] for _ in range(n)]
-    order = sorted(groups, key=lambda g: -sum(work[i].weight for i in groups[g]))
-    for g in order:
-        k = min(range(n), key=lambda p: (load[p], p))
-        load[k] += sum(work[i].weight for i in groups[g])
-        parts[k].extend(groups[g])
-    return [sorted(p) for p in parts]
+_FIRST_REFUTING: dict[str, str] = {}
+for _ob in OBLIGATIONS:
+    for _m in _ob.refuted_by:
+        if _ob.op is not None and _m not in agreement.Z3_ONLY and _m not in agreement.NO_INSTANCE:
+            _FIRST_REFUTING.setdefault(_m, _ob.name)
 
 
-def _execute(work: list[Job], indices: list[int]) -> list[tuple[int, list[Row]]]:
-    return [(i, work[i].execute()) for i in indices]
+def _proved(ob: Obligation) -> str:
+    """What a proof row must show: ``proved``, or ``bounded`` for the obligations shown only
+    for batches up to a bound (`interp`: not counted as proved)."""
+    return "bounded" if ob.kind == "interpretation" else "proved"
 
 
 _WORK: list[Job] = []
 
 
-def _execute_part(indices: list[int]) -> list[tuple[int, list[Row]]]:
-    return _execute(_WORK, indices)
+def _prebuild(group: str) -> None:
+    """The transitions most jobs of ``group`` (an op) ask about, built once in the group's
+    process before its jobs fork: the same fixed set whatever is selected, so a job's Z3
+    context is the same alone and in the full run."""
+    if group not in OPS:
+        return
+    for bound, finite in ((None, True), (SOLVE_BOUND, False), (None, False)):
+        tokens = (SEARCH_BOUND.set(bound), FINITE_STATES.set(finite))
+        try:
+            step(group, DEFAULT)
+        finally:
+            FINITE_STATES.reset(tokens[1])
+            SEARCH_BOUND.reset(tokens[0])
+
+
+def _die_with_parent() -> None:
+    """Linux: the child is killed when its parent dies (Ctrl-C or SIGTERM of a run leaves no
+    process behind); elsewhere a no-op."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _spawn(work: Callable[[], Any]) -> tuple[int, int]:
+    """Fork a child that runs ``work`` and nothing else, sends its pickled result (or the
+    exception it raised) through a pipe and exits; returns (pid, read end of the pipe)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child
+        status = 0
+        try:
+            os.close(read)
+            _die_with_parent()
+            try:
+                payload: tuple[str, Any] = ("ok", work())
+            except Exception as err:  # handed to the parent, which raises it
+                payload = ("error", err)
+            with os.fdopen(write, "wb") as out:
+                pickle.dump(payload, out, protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException:  # nothing may escape a forked child
+            status = 1
+        finally:
+            os._exit(status)
+    os.close(write)
+    return pid, read
+
+
+def _unpack(pid: int, data: bytes) -> Any:
+    os.waitpid(pid, 0)
+    if not data:
+        raise RuntimeError("a proof job's process died without a result")
+    kind, value = pickle.loads(data)
+    if kind == "error":
+        raise value
+    return value
+
+
+def isolated(job: Callable[[], list[Row]]) -> list[Row]:
+    """Run ``job`` in a forked child that runs nothing else and exits after it; its rows, and
+    the concrete results it computed (`explore.merge`), come back through a pipe."""
+
+    def work() -> Any:
+        before = explore.mark()
+        return job(), explore.computed_since(before)
+
+    pid, read = _spawn(work)
+    with os.fdopen(read, "rb") as inp:
+        data = inp.read()
+    rows, computed = _unpack(pid, data)
+    explore.merge(computed)
+    return list(rows)
+
+
+def _run_all(groups: list[list[int]], workers: int) -> dict[int, list[Row]]:
+    """Every group in its own forked process (`_run_group`), at most ``workers`` at a time;
+    on any exception (Ctrl-C included) the running ones are killed and waited for."""
+    pending = list(groups)
+    running: dict[int, tuple[int, bytearray]] = {}
+    results: dict[int, list[Row]] = {}
+    sel = selectors.DefaultSelector()
+    try:
+        while pending or running:
+            while pending and len(running) < workers:
+                group = pending.pop(0)
+                pid, fd = _spawn(functools.partial(_run_group, group))
+                running[fd] = (pid, bytearray())
+                sel.register(fd, selectors.EVENT_READ)
+            for key, _ in sel.select():
+                fd = int(key.fd)
+                chunk = os.read(fd, 1 << 20)
+                if chunk:
+                    running[fd][1].extend(chunk)
+                    continue
+                sel.unregister(fd)
+                os.close(fd)
+                pid, data = running.pop(fd)
+                results.update(_unpack(pid, bytes(data)))
+    except BaseException:
+        for fd, (pid, _) in running.items():
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            os.close(fd)
+        raise
+    finally:
+        sel.close()
+    return results
+
+
+def _forget() -> None:
+    """Empty this process's caches of built transitions and concrete results before a run:
+    they were computed from whatever definition was loaded when they were filled (a test may
+    have patched it since), and a run must start from the same state every time."""
+    for cache in (
+        steps_cache,
+        reach_cache,
+        explore._NODES,
+        explore._CANDIDATES,
+        explore._RESULTS,
+    ):
+        cache.clear()
+
+
+def _unit(job: Job, i: int) -> tuple[str, ...]:
+    """The isolation unit of a job: an obligation under one profile (its proof, and for the
+    default profile its witness and mutant rows, in that fixed order), else the job alone."""
+    if job.ob is not None:
+        return (job.ob.name, job.variant.profile)
+    return ("job", str(i))
+
+
+def _run_group(indices: list[int]) -> list[tuple[int, list[Row]]]:
+    """The jobs of one group (one op), in a process forked from the parent that runs nothing
+    else: each isolation unit (`_unit`) in its own forked child (`isolated`), the concrete
+    results of one unit handed on to the next (pure functions of their inputs, no Z3 state)."""
+    _prebuild(_WORK[indices[0]].group)
+    units: dict[tuple[str, ...], list[int]] = {}
+    for i in indices:
+        units.setdefault(_unit(_WORK[i], i), []).append(i)
+    out: list[tuple[int, list[Row]]] = []
+    for members in units.values():
+        rows = isolated(functools.partial(_unit_rows, members))
+        for i in members:
+            out.append((i, [r for r in rows if r.job == i]))
+    return out
+
+
+def _unit_rows(members: list[int]) -> list[Row]:
+    return [row for i in members for row in _tagged(i)]
+
+
+def _tagged(i: int) -> list[Row]:
+    rows = _WORK[i].execute()
+    for r in rows:
+        r.job = i
+    return rows
 
 
 def run(profile_names: list[str], pattern: str | None = None, workers: int = 1) -> Report:
     """Check every obligation selected by ``-k pattern`` (`keyword`) under the profiles.
 
-    With ``workers`` > 1 the checks are split (`partition`) across forked processes; the rows
-    come back in report order."""
+    Isolation: every obligation under one profile (its rows in a fixed order: `_unit`), every
+    agreement row and the reachability rows of each op run in a process of their own
+    (`isolated`), forked from the group's process, itself forked from this one before it has
+    built or solved any query.  Z3's context (term numbering, fresh-name counters, caches) is
+    then the same for an obligation whatever ran before it or beside it: its rows' answers are
+    the same when it is selected alone (``-k``) and in the full run, for any number of
+    ``workers``.  Groups (one op each) only share the concrete exploration's results and
+    balance the load.  The rows come back in report order."""
     global _WORK
     work = jobs(profile_names, pattern)
+    _forget()
     nodes()  # the shared exploration, computed before any fork
-    parts = [p for p in partition(work, max(1, workers)) if p]
-    results: dict[int, list[Row]] = {}
-    if len(parts) <= 1:
-        results.update(_execute(work, parts[0] if parts else []))
-    else:
-        _WORK = work
-        ctx = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(len(parts) - 1, mp_context=ctx) as pool:
-            futures = [pool.submit(_execute_part, p) for p in parts[1:]]
-            results.update(_execute(work, parts[0]))
-            for f in futures:
-                results.update(f.result())
+    groups: dict[str, list[int]] = {}
+    for i, j in enumerate(work):
+        groups.setdefault(j.group, []).append(i)
+    order = sorted(groups.values(), key=lambda g: (-sum(work[i].weight for i in g), g[0]))
+    _WORK = work
+    gc.freeze()  # fewer copy-on-write pages in the forks
+    try:
+        results = _run_all(order, max(1, workers))
+    finally:
         _WORK = []
+        gc.unfreeze()
     return Report([row for i in range(len(work)) for row in results[i]])
 
 

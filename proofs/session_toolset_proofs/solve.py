@@ -32,7 +32,7 @@ def _solver() -> Any:
     z3.set_param("sat.random_seed", SEED)
     s = z3.Solver()
     s.set("random_seed", SEED)
-    s.set("rlimit", RLIMIT)
+    s.set("rlimit", RLIMIT)  # read at call time: tests may lower it
     return s
 
 
@@ -44,51 +44,87 @@ def check(build: Callable[[], Query], negate_goal: bool, search: bool = False) -
     """Premises (and side definitions) with the negated goal, or with the witness hints.
 
     With ``search`` (looking for a counterexample or witness) the query is first built in the
-    model's bounded search mode (every batch at most `BOUND` long, loops as ground if-chains):
-    a model found that way is a model of the unbounded query too.  Only if that finds none is
-    the unbounded query asked.  Proofs (``unsat``) are never bounded.
+    model's bounded search mode (`bounded`); only if that finds none is the unbounded query
+    asked.  Proofs (``unsat``) are never bounded.
     """
     start = time.perf_counter()
-    result = None
     if search:
-        token = SEARCH_BOUND.set(BOUND)
-        try:
-            query = build()
-        finally:
-            SEARCH_BOUND.reset(token)
-        result, s = _run(query, negate_goal, [])
-    if result != z3.sat:
+        found = bounded(build, negate_goal)
+        if found.status == "sat":
+            return found
+    query = build()
+    result, s = _run(query, negate_goal, [])
+    return Outcome(str(result), time.perf_counter() - start, _trace(result, s, query))
+
+
+def bounded(build: Callable[[], Query], negate_goal: bool) -> Outcome:
+    """The query built in the model's bounded search mode: every batch at most `BOUND` long,
+    loops as ground if-chains, pre-states of finite support.  Only ``sat`` means something: a
+    model of it is a model of the unbounded query (the side definitions say what the loops
+    compute: `interp`); ``unsat`` proves nothing about longer batches."""
+    start = time.perf_counter()
+    token = SEARCH_BOUND.set(BOUND)
+    try:
         query = build()
-        result, s = _run(query, negate_goal, [])
-    trace: dict[str, str] = {}
-    if result == z3.sat:
-        model = s.model()
-        for name, term in query.trace.items():
-            trace[name] = str(model.eval(term, model_completion=True))
-    return Outcome(str(result), time.perf_counter() - start, trace)
+    finally:
+        SEARCH_BOUND.reset(token)
+    result, s = _run(query, negate_goal, [], BOUNDED_RLIMIT)
+    return Outcome(str(result), time.perf_counter() - start, _trace(result, s, query))
+
+
+BOUNDED_RLIMIT = RLIMIT
+"""Budget of `bounded` (its own constant: a test starves the proofs alone)."""
+
+
+def _trace(result: Any, s: Any, query: Query) -> dict[str, str]:
+    if result != z3.sat:
+        return {}
+    model = s.model()
+    return {k: str(model.eval(t, model_completion=True)) for k, t in query.trace.items()}
 
 
 def construction(build: Callable[[], Query]) -> str:
-    """Why a proved goal holds: ``premises`` (not shown without them), or by construction -
-    ``simplify`` (the goal rewrites to true before any premise is added) or ``no premises``
-    (its negation is unsat with only the side definitions that define its terms)."""
+    """Why a proved goal holds.  By construction: ``simplify`` (the goal rewrites to true
+    before any premise is added) or ``no premises`` (its negation is unsat with only the side
+    definitions that define its terms).  From premises: ``hypothesis`` (unsat without the
+    inductive invariant of its pre-state(s): the obligation's own hypothesis - precondition,
+    "the operation succeeded", ... - and the side definitions suffice), ``invariant`` (a model
+    exists without the invariant: the proof needs it) or ``premises`` (neither shown within
+    the budget)."""
     query = build()
     if z3.is_true(z3.simplify(query.goal)):
         return "simplify"
+    if _unsat(query.alg.defs, query.goal, CONSTRUCTION_RLIMIT) == z3.unsat:
+        return "no premises"
+    inv = [st.premises[0] for st in query.steps]  # `steps.Step`: the invariant comes first
+    own = [p for p in query.premises if not any(p.eq(i) for i in inv)]
+    status = _unsat([*own, *query.alg.defs], query.goal, INVARIANT_RLIMIT)
+    return {"unsat": "hypothesis", "sat": "invariant"}.get(str(status), "premises")
+
+
+def _unsat(premises: list[Any], goal: Any, rlimit: int) -> Any:
     s = _solver()
-    s.set("rlimit", CONSTRUCTION_RLIMIT)
-    s.add(*query.alg.defs, z3.Not(query.goal))
-    return "no premises" if s.check() == z3.unsat else "premises"
+    s.set("rlimit", rlimit)
+    s.add(*premises, z3.Not(goal))
+    return s.check()
 
 
 CONSTRUCTION_RLIMIT = 300_000
 """Budget of the "holds with no premises" check.  A goal the solver cannot show true without
-premises in this budget (``sat`` or ``unknown``) is classified ``premises``: "proved from the
-premises, not shown to hold without them" - never the other way round."""
+premises in this budget (``sat`` or ``unknown``) is classified from its premises - never the
+other way round."""
+
+INVARIANT_RLIMIT = 500_000
+"""Budget of the "holds without the invariant" check: ``unknown`` in it is reported as
+``premises`` (undetermined), never as either side."""
 
 
-def _run(query: Query, negate_goal: bool, bounds: list[Any]) -> tuple[Any, Any]:
+def _run(
+    query: Query, negate_goal: bool, bounds: list[Any], rlimit: int | None = None
+) -> tuple[Any, Any]:
     s = _solver()
+    if rlimit is not None:
+        s.set("rlimit", rlimit)
     s.add(*query.premises, *query.alg.defs, *bounds)
     if negate_goal:
         s.add(z3.Not(query.goal))

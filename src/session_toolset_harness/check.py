@@ -7,6 +7,10 @@ with ONE summary line and one exit code: 0 only when both passed, 1 when either 
 shows every problem at once.  A third stage replays the hand-written corpus and the original
 implementation's recorded walkthroughs against the model's expected world (`independent`): a
 model bug that contradicts recorded behaviour fails the job too (its verdict is in the summary).
+A fourth stage runs a short differential exploration of the model against the reference
+implementation in this process (`model_vs_implementation`: fixed seed, a few seconds): a model bug
+that neither the proofs nor the recorded behaviour reach, but the implementation's behaviour
+contradicts, fails the job as well.
 
 Output, like a good Unix tool: on a terminal a progress line per half (dots for the vectors),
 every failure, the summary line; on anything else (a CI log) the failures and the summary line
@@ -183,7 +187,7 @@ def _model_stage() -> _Stage:
     return _Stage(0 if report.ok else 1, seconds, report.line(), report.to_json(), first)
 
 
-STAGES = ("prove", "conform", "model_vs_recorded")
+STAGES = ("prove", "conform", "model_vs_recorded", "model_vs_implementation")
 
 
 def _document(status: int, stages: dict[str, _Stage]) -> dict[str, Any]:
@@ -220,6 +224,46 @@ def _markdown(status: int, stages: dict[str, _Stage]) -> str:
     return "\n".join(parts)
 
 
+EXPLORE_SEED = 0
+EXPLORE_EXAMPLES = 60
+EXPLORE_STEPS = 30
+"""The differential exploration of `check` (`model_vs_implementation`): about 2 CPU s."""
+
+
+def model_vs_implementation() -> _Stage:
+    """The model (the expected side of `explore`) against the reference implementation, in
+    process, on a fixed seed.  A divergence or an error is a failure, printed as one line."""
+    from .explore.run import explore
+    from .explore.sut import InProcessSut
+
+    started = time.perf_counter()
+    result = explore(
+        InProcessSut(),
+        examples=EXPLORE_EXAMPLES,
+        steps=EXPLORE_STEPS,
+        seed_value=EXPLORE_SEED,
+        shrink=True,
+    )
+    seconds = time.perf_counter() - started
+    problem = result.error or (str(result.failure.reason) if result.failure else None)
+    if problem is not None:
+        print(
+            f"model disagrees with the reference implementation (explore seed "
+            f"{EXPLORE_SEED}): {problem}"
+        )
+    report = {
+        "seed": EXPLORE_SEED,
+        "examples": EXPLORE_EXAMPLES,
+        "steps": result.steps,
+        "divergence": problem,
+        "requests": []
+        if result.failure is None
+        else [str(r.request) for r in (*result.failure.steps, *result.failure.observation)],
+    }
+    detail = f"{result.steps} steps, seed {EXPLORE_SEED}"
+    return _Stage(0 if problem is None else 1, seconds, detail, report, problem)
+
+
 def main(argv: list[str]) -> int:
     try:
         args = _parser().parse_args(argv)
@@ -241,11 +285,15 @@ def main(argv: list[str]) -> int:
     model = _model_stage()
     status = 1 if model.status != 0 and status == 0 else status
     verdict = "passed" if model.status == 0 else "FAILED"
+    differential = model_vs_implementation()
+    status = 1 if differential.status != 0 and status == 0 else status
+    diff_verdict = "passed" if differential.status == 0 else "FAILED"
     print(
-        f"{_summary(prove, conform)}, model vs recorded {verdict} ({model.seconds:.1f} s)",
+        f"{_summary(prove, conform)}, model vs recorded {verdict} ({model.seconds:.1f} s), "
+        f"model vs implementation {diff_verdict} ({differential.seconds:.1f} s)",
         flush=True,
     )
-    stages = dict(zip(STAGES, (prove, conform, model), strict=True))
+    stages = dict(zip(STAGES, (prove, conform, model, differential), strict=True))
     try:
         if args.json is not None:
             text = json.dumps(_document(status, stages), indent=2) + "\n"

@@ -8,12 +8,15 @@ from pathlib import Path
 
 import pytest
 import session_toolset_proofs.cli as prove_cli
+from session_toolset_model import sets
+from session_toolset_model.algebra import Algebra, Term
 from session_toolset_model.profiles import Variant
+from session_toolset_model.state import State
 from session_toolset_model.world import World
 
 import session_toolset_harness.conform.cli as conform_cli
 from session_toolset_harness import independent
-from session_toolset_harness.check import main
+from session_toolset_harness.check import main, model_vs_implementation
 
 pytestmark = pytest.mark.spec("6")
 
@@ -51,3 +54,31 @@ def test_check_fails_when_the_model_contradicts_recorded_behaviour(
     out = capsys.readouterr().out
     assert "model disagrees with recorded behaviour: " in out
     assert "model vs recorded FAILED" in out
+
+
+def _progressive_core_skips_unverified(alg: Algebra, st: State) -> Term:
+    """A model bug: the progressive core leaves out a progressive tool whose record is
+    Unverified (SPEC.md: the fixed progressive list, wherever it is cataloged)."""
+    pin_if = sets._pin_if
+    return alg.update_map(
+        alg.empty_map("pin"),
+        alg.keys(st.catalog),
+        lambda t, old: pin_if(
+            alg, st, t, old, lambda r: alg.and_(alg.progressive(t), alg.not_(alg.unverified(r)))
+        ),
+    )
+
+
+def test_the_differential_stage_catches_a_bug_the_recorded_behaviour_misses(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The bug passes the replay of the recorded behaviour (and `prove` on the default
+    profile: no obligation states the progressive core's members); the short exploration
+    against the reference implementation fails on it, and passes without it."""
+    assert model_vs_implementation().status == 0
+    monkeypatch.setattr(sets, "progressive_core", _progressive_core_skips_unverified)
+    assert independent.replay().ok
+    stage = model_vs_implementation()
+    assert stage.status == 1
+    assert "set_progressive_core" in str(stage.report["divergence"])  # type: ignore[index]
+    assert "model disagrees with the reference implementation" in capsys.readouterr().out

@@ -27,7 +27,8 @@ MINIATURES = Path(__file__).resolve().parents[1] / "miniatures"
 CHECK_SUMMARY = re.compile(
     r"check: proofs (passed|FAILED) \((\d+) of (\d+) checks as expected, [\d.]+ s\), "
     r"conformance (passed|FAILED|could not run) \((\d+) of (\d+) vectors passed, [\d.]+ s\), "
-    r"model vs recorded (passed|FAILED) \([\d.]+ s\)"
+    r"model vs recorded (passed|FAILED) \([\d.]+ s\), "
+    r"model vs implementation (passed|FAILED) \([\d.]+ s\)"
 )
 PROVE_SUMMARY = re.compile(
     r"(\d+) checks, (\d+) as expected, (\d+) not; .*[\d.]+ s summed over checks"

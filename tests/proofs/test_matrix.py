@@ -7,7 +7,7 @@ import pytest
 from session_toolset_model.profiles import MUTANTS, PROFILES, Variant
 from session_toolset_proofs.cli import main
 from session_toolset_proofs.obligations import OBLIGATIONS
-from session_toolset_proofs.report import Report, jobs, partition, run
+from session_toolset_proofs.report import Report, run
 from session_toolset_proofs.solve import check
 
 pytestmark = pytest.mark.spec("6")
@@ -73,15 +73,6 @@ def test_cli_bad_flag_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--profile", "nope"])
     assert exc.value.code == 2
     assert "usage" in capsys.readouterr().err
-
-
-def test_partition_is_fixed_and_keeps_each_op_in_one_part() -> None:
-    work = jobs(list(PROFILES))
-    parts = partition(work, 2)
-    assert parts == partition(jobs(list(PROFILES)), 2)
-    assert sorted(i for p in parts for i in p) == list(range(len(work)))
-    owner = {work[i].group: k for k, p in enumerate(parts) for i in p}
-    assert all(owner[work[i].group] == k for k, p in enumerate(parts) for i in p)
 
 
 def test_two_workers_give_the_same_results_in_the_same_order() -> None:
