@@ -8,11 +8,22 @@ model package because both the proofs (which import the model only) and the harn
 
 from __future__ import annotations
 
-__all__ = ["HELP", "matches"]
+import re
+
+__all__ = ["HELP", "Selector", "matches"]
 
 HELP = "only {what} whose name contains PATTERN (a plain, case-sensitive substring)"
 
 
-def matches(pattern: str | None, name: str) -> bool:
+Selector = str | re.Pattern[str] | None
+"""A ``-k`` text (substring), or, for callers of the Python API (tests), a compiled regular
+expression searched in the name."""
+
+
+def matches(pattern: Selector, name: str) -> bool:
     """True when ``name`` is selected by ``-k pattern`` (every name when no pattern is given)."""
-    return pattern is None or pattern in name
+    if pattern is None:
+        return True
+    if isinstance(pattern, re.Pattern):
+        return pattern.search(name) is not None
+    return pattern in name

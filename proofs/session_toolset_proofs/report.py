@@ -365,7 +365,7 @@ OP_COST = {"activate_many": 4.0, "activate_model": 3.5, "rebuild": 2.0, "set_new
 """Relative cost of the checks about an op (the rest weigh 1): balancing only."""
 
 
-def jobs(profile_names: list[str], pattern: str | None = None) -> list[Job]:
+def jobs(profile_names: list[str], pattern: keyword.Selector = None) -> list[Job]:
     """The checks of `run`, in report order."""
     out: list[Job] = []
     for ob in OBLIGATIONS:
@@ -603,7 +603,7 @@ def _tagged(i: int) -> list[Row]:
     return rows
 
 
-def run(profile_names: list[str], pattern: str | None = None, workers: int = 1) -> Report:
+def run(profile_names: list[str], pattern: keyword.Selector = None, workers: int = 1) -> Report:
     """Check every obligation selected by ``-k pattern`` (`keyword`) under the profiles.
 
     Isolation: every obligation under one profile (its rows in a fixed order: `_unit`), every

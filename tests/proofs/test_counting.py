@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from session_toolset_model.profiles import DEFAULT
 from session_toolset_proofs.obligations import OBLIGATIONS
 from session_toolset_proofs.report import Report, run
@@ -20,7 +22,9 @@ def test_a_frame_of_a_catalog_op_simplifies_to_true() -> None:
 
 
 def test_summary_gives_both_numbers() -> None:
-    report = run(["per-tool-pinned"], r"^(gate\.soundness|zero_inheritance\.frame\.catalog_)")
+    report = run(
+        ["per-tool-pinned"], re.compile(r"^(gate\.soundness|zero_inheritance\.frame\.catalog_)")
+    )
     proofs = [r for r in report.rows if r.check == "proof"]
     assert sum(r.by_construction for r in proofs) == 4
     assert "1 obligations proved from their premises (0 need the inductive invariant, 1 hold " in (

@@ -3,6 +3,8 @@ mutants are refuted, and the CLI parses flags like the brief says."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from session_toolset_model.profiles import MUTANTS, PROFILES, Variant
 from session_toolset_proofs.cli import main
@@ -21,7 +23,7 @@ def test_default_profile_proves(name: str) -> None:
 
 
 def test_per_tool_digest_refuted_by_gate_soundness_with_an_imposter() -> None:
-    report = run(["per-tool-digest"], r"^gate\.soundness$")
+    report = run(["per-tool-digest"], re.compile(r"^gate\.soundness$"))
     (row,) = report.rows
     assert row.result == "refuted" and row.trace["outcome"] == "ok"
     assert (
@@ -49,7 +51,9 @@ def test_every_mutant_is_expected_to_refute_something() -> None:
 
 
 def test_run_gate_rows_all_as_expected() -> None:
-    report = run(["per-tool-pinned", "per-tool-digest", "generation-strict"], r"^gate\.")
+    report = run(
+        ["per-tool-pinned", "per-tool-digest", "generation-strict"], re.compile(r"^gate\.")
+    )
     assert report.rows and report.ok, report.table()
     assert {r.check for r in report.rows} >= {"proof", "witness"}
 
@@ -78,8 +82,12 @@ def test_cli_bad_flag_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
 def test_two_workers_give_the_same_results_in_the_same_order() -> None:
     """Results and concrete traces do not depend on the worker count (the Z3 model's names for
     uninterpreted values in ``trace`` may)."""
-    one = run(["per-tool-pinned", "generation-strict"], r"^(gate|atomic_batch)\.", workers=1)
-    two = run(["per-tool-pinned", "generation-strict"], r"^(gate|atomic_batch)\.", workers=2)
+    one = run(
+        ["per-tool-pinned", "generation-strict"], re.compile(r"^(gate|atomic_batch)\."), workers=1
+    )
+    two = run(
+        ["per-tool-pinned", "generation-strict"], re.compile(r"^(gate|atomic_batch)\."), workers=2
+    )
     key = [(r.name, r.profile, r.check, r.result, r.concrete) for r in one.rows]
     assert key == [(r.name, r.profile, r.check, r.result, r.concrete) for r in two.rows]
     assert one.ok

@@ -7,6 +7,7 @@ proof jobs inherit the patch), never written into the tree.
 from __future__ import annotations
 
 import inspect
+import re
 from typing import Any
 
 import pytest
@@ -42,10 +43,10 @@ def test_an_answer_does_not_depend_on_what_else_runs(monkeypatch: pytest.MonkeyP
     forked before any query is built: alone, beside other obligations of the same op, and with
     one worker or two, every row answers the same."""
     _accept_repeated_grants(monkeypatch)
-    alone = run(["per-tool-pinned"], r"^postcondition\.activate_many$", workers=1)
+    alone = run(["per-tool-pinned"], re.compile(r"^postcondition\.activate_many$"), workers=1)
     beside = run(
         ["per-tool-pinned"],
-        r"^(zero_inheritance\.frame\.activate_many|postcondition\.activate_many)$",
+        re.compile(r"^(zero_inheritance\.frame\.activate_many|postcondition\.activate_many)$"),
         workers=2,
     )
     assert _row(alone, "postcondition.activate_many").result == "refuted"
@@ -61,7 +62,7 @@ def test_an_unknown_proof_falls_back_to_the_counterexample_search(
     reads `refuted` with that trace."""
     _accept_repeated_grants(monkeypatch)
     monkeypatch.setattr(solve, "RLIMIT", 2_000)
-    report = run(["per-tool-pinned"], r"^postcondition\.activate_many$")
+    report = run(["per-tool-pinned"], re.compile(r"^postcondition\.activate_many$"))
     row = _row(report, "postcondition.activate_many")
     assert row.result == "refuted" and not report.ok
     assert "bounded query" in row.trace["found_by"]
@@ -74,13 +75,15 @@ def test_an_unknown_without_a_counterexample_stays_a_failure(
     """The same starvation on the correct definition: the searches find nothing (there is
     nothing to find), so the row stays `unknown` and the run fails."""
     monkeypatch.setattr(solve, "RLIMIT", 2_000)
-    report = run(["per-tool-pinned"], r"^postcondition\.activate_many$")
+    report = run(["per-tool-pinned"], re.compile(r"^postcondition\.activate_many$"))
     row = _row(report, "postcondition.activate_many")
     assert row.result == "unknown" and not row.passed and not report.ok
 
 
 def test_agreement_rows_agree_and_count_in_the_summary() -> None:
-    report = run(["per-tool-pinned", "per-tool-digest"], r"^agree\.(rebuild|authorize)$")
+    report = run(
+        ["per-tool-pinned", "per-tool-digest"], re.compile(r"^agree\.(rebuild|authorize)$")
+    )
     rows = [(r.name, r.profile, r.check, r.result) for r in report.rows]
     assert rows == [
         ("agree.rebuild", "per-tool-pinned", "agreement", "agrees"),
@@ -100,13 +103,13 @@ def test_a_slip_on_the_z3_side_alone_fails_prove(monkeypatch: pytest.MonkeyPatch
         return z3.BoolVal(False)
 
     monkeypatch.setattr(zi.Z3Algebra, "exists_key", never)
-    report = run(["per-tool-pinned"], r"^agree\.rebuild$")
+    report = run(["per-tool-pinned"], re.compile(r"^agree\.rebuild$"))
     (row,) = report.rows
     assert row.result == "disagrees" and not report.ok
     assert row.trace["case"] == "success" and "'carry_forward': True" in row.trace["action"]
 
 
 def test_the_z3_only_mutant_rows_show_the_check_can_fail() -> None:
-    report = run(["per-tool-pinned"], r"^agree\.activate_many$")
+    report = run(["per-tool-pinned"], re.compile(r"^agree\.activate_many$"))
     strict = _row(report, "agree.activate_many", "agreement:z3_first_index_strict")
     assert strict.result == strict.expected == "disagrees"
