@@ -117,8 +117,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as err:  # Ctrl-C, or SIGTERM where a command asked for it
+        from .interrupt import exit_status
+
+        return exit_status(err)
     except BrokenPipeError:
         # Output piped into `head` and closed early: not an error worth a traceback.
         return 1

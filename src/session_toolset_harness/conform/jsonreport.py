@@ -67,6 +67,8 @@ def build(run: RunResult, shard: tuple[int, int] = (1, 1)) -> dict[str, object]:
         "requests": run.requests,
         "summary": {status.value: counts[status] for status in Status},
         "ok": run.ok,
+        "complete": run.complete,
+        "stopped": run.stopped,
         "shard": list(shard),
         "adapter_problems": list(run.adapter_problems),
         "vectors": [_vector(r) for r in run.results],

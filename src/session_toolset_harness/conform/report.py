@@ -1,7 +1,8 @@
 """Console output: live progress, failure details, and the one summary line.
 
-On a terminal each vector prints one character as it finishes (like pytest); otherwise each prints
-one plain line (``PASS id``) that a CI log can grep. ``--quiet`` keeps only the failure details and
+On a terminal one progress line counts the vectors as they finish (done/total, rate, time left,
+failures so far: `progress`); otherwise each prints one plain line (``PASS id``) that a CI log
+can grep. ``--quiet`` keeps only the failure details and
 the summary. Everything shown is bounded (``jsonio.DISPLAY_LIMIT``) so hostile 64 KiB requests do
 not drown the report.
 """
@@ -12,20 +13,14 @@ from typing import Final, TextIO
 
 from session_toolset_harness.conform.jsonio import render, truncate
 from session_toolset_harness.conform.results import RunResult, Status, VectorResult, summary_line
+from session_toolset_harness.progress import Progress
 
-PROGRESS_CHAR: Final = {
-    Status.PASSED: ".",
-    Status.FAILED: "F",
-    Status.SKIPPED: "s",
-    Status.ERRORED: "E",
-}
 LABEL: Final = {
     Status.PASSED: "PASS",
     Status.FAILED: "FAIL",
     Status.SKIPPED: "SKIP",
     Status.ERRORED: "ERROR",
 }
-PROGRESS_WIDTH: Final = 80
 
 
 class ConsoleReporter:
@@ -35,31 +30,36 @@ class ConsoleReporter:
         self._stream = stream
         self._terminal = terminal and not quiet
         self._quiet = quiet
-        self._column = 0
+        self._progress = Progress("conform", None, "vectors", enabled=False)
+        self._bad = 0
+
+    def start(self, total: int) -> None:
+        """``total`` vectors are about to run (for the progress line's count and ETA)."""
+        self._progress = Progress(
+            "conform", total, "vectors", enabled=self._terminal, stream=self._stream
+        )
 
     def on_result(self, result: VectorResult) -> None:
         if self._quiet:
             return
         if self._terminal:
-            self._stream.write(PROGRESS_CHAR[result.status])
-            self._column += 1
-            if self._column >= PROGRESS_WIDTH:
-                self._stream.write("\n")
-                self._column = 0
-        else:
-            self._stream.write(plain_line(result) + "\n")
+            self._bad += result.status in (Status.FAILED, Status.ERRORED)
+            self._progress.advance(note=f"{self._bad} failed or errored" if self._bad else "")
+            return
+        self._stream.write(plain_line(result) + "\n")
         self._stream.flush()
 
     def finish(self, run: RunResult, *, summary: bool = True) -> None:
         """Failure details, then the summary line (``summary=False``: a caller that prints its
         own single summary, like ``check``, leaves it out)."""
-        if self._terminal and self._column:
-            self._stream.write("\n")
+        self._progress.close()
         for result in run.results:
             if result.status in (Status.FAILED, Status.ERRORED):
                 self._stream.write("\n" + failure_block(result))
         for problem in run.adapter_problems:
             self._stream.write(f"\nADAPTER {problem}\n")
+        if run.stopped is not None:
+            self._stream.write(f"\nINCOMPLETE: {run.stopped}\n")
         if summary:
             self._stream.write("\n" + summary_line(run) + "\n")
         self._stream.flush()

@@ -1,0 +1,59 @@
+"""Stopping a long command cleanly on Ctrl-C (SIGINT) or SIGTERM.
+
+While `raising_on_signals` is active, either signal raises `Interrupted` in the main thread, at
+whatever the command is doing (a wait on an adapter's reply included).  `Interrupted` is a
+`KeyboardInterrupt`, so code that already lets Ctrl-C through lets SIGTERM through too; the
+command catches it where it still holds its partial results, kills its child processes, writes
+its reports marked incomplete, and exits with ``128 + signal number`` (130 for SIGINT, 143 for
+SIGTERM), as a shell reports a process killed by that signal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
+from types import FrameType
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM arrived; ``exit_status`` is what the command exits with."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def exit_status(self) -> int:
+        return 128 + self.signum
+
+    @property
+    def name(self) -> str:
+        return signal.Signals(self.signum).name
+
+
+def exit_status(error: KeyboardInterrupt) -> int:
+    """130 for a plain Ctrl-C, ``128 + signal`` for an `Interrupted`."""
+    return error.exit_status if isinstance(error, Interrupted) else 128 + signal.SIGINT
+
+
+def _raise(signum: int, _frame: FrameType | None) -> None:
+    raise Interrupted(signum)
+
+
+@contextlib.contextmanager
+def raising_on_signals() -> Iterator[None]:
+    """SIGINT and SIGTERM raise `Interrupted` inside the block (main thread only: elsewhere
+    signals cannot be handled, and the block runs unchanged)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, _raise) for signum in SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
