@@ -11,18 +11,24 @@ model bug that contradicts recorded behaviour fails the job too (its verdict is 
 Output, like a good Unix tool: on a terminal a progress line per half (dots for the vectors),
 every failure, the summary line; on anything else (a CI log) the failures and the summary line
 only.  ``--verbose`` adds the full tables (every proof row, every vector); ``--json FILE`` holds
-both full reports whatever is printed.
+both full reports whatever is printed (checked writable before anything runs).  SIGINT/SIGTERM
+stop the running half (its worker processes and the adapter with it), write ``--json`` with
+what finished, marked incomplete, and exit 130/143.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
+
+from .interrupt import Interrupted, raising_on_signals, stop_child_processes
+from .outputs import first_unwritable
 
 __all__ = ["main"]
 
@@ -75,6 +81,7 @@ class _Stage:
     seconds: float
     detail: str  # counts for the summary line
     report: object  # the half's full JSON report (None when it could not run)
+    signal: int | None = None  # the signal that interrupted the half (its report partial)
 
 
 @dataclass(frozen=True)
@@ -131,6 +138,8 @@ def _conform(console: _Console, adapter: str | None) -> _Stage:
         print(f"{PROG}: conformance could not run: {exc}", file=sys.stderr)
         return _Stage(2, time.perf_counter() - started, "did not run", None)
     seconds = time.perf_counter() - started
+    if result.signal is not None:  # the vectors so far are the report; the check stops here
+        return _Stage(1, seconds, "interrupted", jsonreport.build(result), result.signal)
     reporter.finish(result, summary=console.verbose)
     if console.verbose:
         print()
@@ -168,9 +177,36 @@ def main(argv: list[str]) -> int:
         print(f"Try '{PROG} --help'.", file=sys.stderr)
         return 2
 
+    problem = first_unwritable({"--json": args.json})
+    if problem is not None:
+        print(f"{PROG}: {problem}", file=sys.stderr)
+        return 2
     console = _Console(progress=sys.stdout.isatty() and not args.quiet, verbose=args.verbose)
-    prove = _prove(console)
-    conform = _conform(console, args.adapter)
+    done: dict[str, _Stage] = {}
+    try:
+        with raising_on_signals(before=stop_child_processes):
+            done["prove"] = _prove(console)
+            done["conform"] = _conform(console, args.adapter)
+            if done["conform"].signal is not None:
+                raise Interrupted(done["conform"].signal)
+            return _finish(args, done["prove"], done["conform"])
+    except Interrupted as stop:
+        print(f"\n{PROG}: interrupted by {stop.name}; the results are incomplete", file=sys.stderr)
+        if args.json is not None:
+            partial: dict[str, object] = {"ok": False, "complete": False, "stopped": stop.name}
+            for name, stage in done.items():
+                partial[name] = {
+                    "exit_status": stage.status,
+                    "seconds": stage.seconds,
+                    "report": stage.report,
+                }
+            with contextlib.suppress(OSError):
+                args.json.write_text(json.dumps(partial, indent=2) + "\n", encoding="utf-8")
+        return stop.exit_status
+
+
+def _finish(args: argparse.Namespace, prove: _Stage, conform: _Stage) -> int:
+    """The model stage, the summary line and the combined report; the exit status."""
     statuses = (prove.status, conform.status)
     # a failure found outranks a half that could not run; only two passes pass
     could_not_run = 2 in statuses and 1 not in statuses
@@ -182,6 +218,8 @@ def main(argv: list[str]) -> int:
     if args.json is not None:
         combined = {
             "ok": status == 0,
+            "complete": True,
+            "stopped": None,
             "prove": {
                 "exit_status": prove.status,
                 "seconds": prove.seconds,

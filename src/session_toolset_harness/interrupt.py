@@ -11,9 +11,10 @@ SIGTERM), as a shell reports a process killed by that signal.
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import FrameType
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -40,20 +41,29 @@ def exit_status(error: KeyboardInterrupt) -> int:
     return error.exit_status if isinstance(error, Interrupted) else 128 + signal.SIGINT
 
 
-def _raise(signum: int, _frame: FrameType | None) -> None:
-    raise Interrupted(signum)
-
-
 @contextlib.contextmanager
-def raising_on_signals() -> Iterator[None]:
+def raising_on_signals(before: Callable[[], None] | None = None) -> Iterator[None]:
     """SIGINT and SIGTERM raise `Interrupted` inside the block (main thread only: elsewhere
-    signals cannot be handled, and the block runs unchanged)."""
+    signals cannot be handled, and the block runs unchanged).  ``before``: called first, in
+    the handler (say, to stop worker processes a library would otherwise wait for)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {signum: signal.signal(signum, _raise) for signum in SIGNALS}
+
+    def handler(signum: int, _frame: FrameType | None) -> None:
+        if before is not None:
+            before()
+        raise Interrupted(signum)
+
+    previous = {signum: signal.signal(signum, handler) for signum in SIGNALS}
     try:
         yield
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        for signum, handler_before in previous.items():
+            signal.signal(signum, handler_before)
+
+
+def stop_child_processes() -> None:
+    """Terminate this process's `multiprocessing` children (a pool's workers, say)."""
+    for child in multiprocessing.active_children():
+        child.terminate()

@@ -226,6 +226,12 @@ class AdapterProcess:
         self._close_pipes()
         self._dead = True
 
+    def kill_now(self) -> None:
+        """Send the process SIGKILL and nothing else (safe from any thread: no pipe is touched,
+        nothing is waited for); for a worker whose parent is gone."""
+        with contextlib.suppress(OSError):
+            self._proc.kill()
+
     def close(self) -> int | None:
         """Close stdin (the protocol's EOF) and return the exit status, killing on a hang
         (also when the adapter stopped reading before the last request was written); what it

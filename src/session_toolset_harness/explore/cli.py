@@ -1,8 +1,10 @@
 """``session-toolset explore``: model-based random testing of any PROTOCOL.md adapter.
 
 Exit status: 0 no divergence (and, under the ``ci``/``nightly`` profiles, coverage minima met);
-1 a divergence (the shrunk sequence is printed and written as a vector file) or a coverage
-shortfall; 2 usage errors.  Never a traceback.
+1 a divergence or an adapter failure mid-run (the shrunk sequence is printed and written as a
+vector file) or a coverage shortfall; 2 usage errors, an unwritable ``--out``/``--json``, or an
+adapter that does not answer its first ``hello``; 130/143 on SIGINT/SIGTERM, after the report
+of what ran so far (``--json``: marked incomplete).  Never a traceback.
 
 ``--jobs N`` and ``--shard K/N`` split the run into seed streams (`parallel`); ``--json`` writes
 a report and ``--merge`` turns several reports into one coverage table and one verdict (`report`).
@@ -11,8 +13,10 @@ a report and ``--merge`` turns several reports into one coverage table and one v
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import shlex
+import signal
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -20,13 +24,16 @@ from typing import NoReturn
 from session_toolset_model.conditions import format_table
 
 from ..conform import shard
-from ..conform.client import AdapterStartError
+from ..conform.client import AdapterStartError, start_checked
+from ..interrupt import raising_on_signals
+from ..outputs import first_unwritable
+from ..progress import Progress, on_terminal
 from . import condition_gate, coverage, report
 from .parallel import Plan, PlanResult, run_plan
 from .prng_engine import DEFAULT_ENGINE, ENGINES
 from .run import PROFILES
 from .storage import use_cache_directory
-from .sut import AdapterSut, SutFailure
+from .sut import REQUEST_TIMEOUT_SECONDS, SutFailure
 from .vectorize import describe, failure_vector, write_vector
 
 PROG = "session-toolset explore"
@@ -145,8 +152,9 @@ def _adapter_argv(adapter: str | None) -> tuple[str, ...] | None:
         raise UsageError(f"--adapter: {err}") from None
     if not argv:
         raise UsageError("--adapter: empty command")
-    try:  # start it once here: a missing executable is a usage problem, reported before work
-        AdapterSut(argv).close()
+    try:  # start it once here: an adapter that cannot say hello is a usage problem, reported
+        # before any work (not as a divergence of the digest preflight)
+        start_checked(argv, REQUEST_TIMEOUT_SECONDS).close()
     except AdapterStartError as err:
         raise UsageError(str(err)) from None
     return tuple(argv)
@@ -170,6 +178,8 @@ def _report(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name: str
         print(coverage.table(result.coverage))
         print(format_table(result.conditions, condition_gate.LISTED))
     print(condition_gate.summary(result.conditions))
+    if outcome.signal is not None:
+        return _interrupted(outcome, args, plan, name)
     if result.error is not None:
         print(
             f"explore: the run stopped on an error outside the comparison: {result.error}",
@@ -182,7 +192,12 @@ def _report(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name: str
         vector = failure_vector(
             result.failure, result.digests, result.seed, preflight=result.preflight
         )
-        write_vector(args.out, vector)
+        try:
+            write_vector(args.out, vector)
+        except OSError as err:  # checked before the run: the file system changed meanwhile
+            print(f"{PROG}: cannot write --out {args.out}: {err.strerror or err}", file=sys.stderr)
+            print(json.dumps(vector, indent=1, ensure_ascii=False))
+            return EXIT_USAGE
         vector_path = args.out
         where = (
             ""
@@ -190,6 +205,8 @@ def _report(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name: str
             else (f" (stream {outcome.failing_stream} of {plan.total_streams}, seed {result.seed})")
         )
         what = "the failing sequence"
+        if result.failure.adapter_failure:
+            what = f"the sequence that ends in the adapter's {result.failure.kind}"
         if result.failure.flaky is not None:
             what = "the exchange that diverged once (flaky: expect the replay to pass unless it "
             what += "diverges again)"
@@ -233,6 +250,25 @@ def _report(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name: str
     return EXIT_OK
 
 
+def _interrupted(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name: str) -> int:
+    """A run stopped by SIGINT/SIGTERM: what it found so far, the report marked incomplete."""
+    assert outcome.signal is not None
+    result = outcome.result
+    found = "" if result.failure is None else f"; a {result.failure.kind} was found, not shrunk"
+    print(
+        f"explore: interrupted by {signal.Signals(outcome.signal).name} after "
+        f"{result.steps} steps (seed {plan.seed}){found}; the results are incomplete",
+        file=sys.stderr,
+    )
+    if args.json is not None:
+        built = report.build(plan, outcome, profile=args.profile, adapter=name, vector=None)
+        try:
+            report.write(args.json, built)
+        except OSError as err:
+            print(f"{PROG}: cannot write {args.json}: {err}", file=sys.stderr)
+    return 128 + outcome.signal
+
+
 def _merge(args: argparse.Namespace) -> int:
     try:
         reports = [(path, report.read(path)) for path in args.merge]
@@ -273,6 +309,9 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
         if args.merge:
             return _merge(args)
+        unwritable = first_unwritable({"--out": args.out, "--json": args.json})
+        if unwritable is not None:
+            raise UsageError(unwritable)
         adapter = _adapter_argv(args.adapter)
     except UsageError as err:
         print(f"{PROG}: {err}", file=sys.stderr)
@@ -301,11 +340,20 @@ def main(argv: list[str] | None = None) -> int:
         )
         return EXIT_USAGE
     use_cache_directory()  # Hypothesis's caches, not the working directory
+    shown = Progress(
+        "explore",
+        sum(plan.stream_examples(g) for g in plan.streams()),
+        "examples",
+        enabled=on_terminal(args.quiet),
+    )
     try:
-        outcome = run_plan(plan)
+        with raising_on_signals():
+            outcome = run_plan(plan, shown.update)
     except SutFailure as err:
         print(f"{PROG}: the adapter failed before exploring: {err}", file=sys.stderr)
         return EXIT_FAILED
+    finally:
+        shown.close()
     name = "reference (in-process)" if adapter is None else shlex.join(adapter)
     return _report(outcome, args, plan, name)
 

@@ -45,6 +45,7 @@ from hypothesis.strategies._internal.core import BuildsStrategy
 from hypothesis.strategies._internal.lazy import unwrap_strategies
 from hypothesis.strategies._internal.strategies import OneOfStrategy, SampledFromStrategy
 
+from ..interrupt import Interrupted
 from .rule_choice import OneDrawRuleStrategy
 
 ENGINES: Final = ("hypothesis", "prng")
@@ -277,6 +278,8 @@ def run_example(machine: Any, rng: random.Random, steps: int) -> int:
             if rule.targets:
                 values = result.values if isinstance(result, MultipleResults) else [result]
                 machine._add_results_to_targets(rule.targets, values)
+    except Interrupted:
+        raise  # SIGINT/SIGTERM: stop now; a teardown would wait for the replies still owed
     except BaseException:
         # What the rule raised is the example's outcome: a teardown that then fails (an
         # implementation interrupted mid-operation by Ctrl-C no longer matches the model)

@@ -15,6 +15,7 @@ profile with one, the condition gate (`condition_gate`: every outcome not proved
 from __future__ import annotations
 
 import json
+import signal
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,10 +40,13 @@ def build(
 ) -> dict[str, Any]:
     result = outcome.result
     failure = result.failure
+    stopped = None if outcome.signal is None else f"interrupted by {_signal_name(outcome.signal)}"
     if failure is not None:
         verdict = "divergence"
     elif result.error is not None:
         verdict = "error"
+    elif stopped is not None:
+        verdict = "incomplete"
     elif plan.shard[1] == 1 and plan.min_hits and _short(result.coverage, result.conditions, plan):
         verdict = "coverage"
     else:
@@ -66,10 +70,13 @@ def build(
         "wall_seconds": round(outcome.wall_seconds, 3),
         "cpu_seconds": round(result.cpu_seconds, 3),
         "verdict": verdict,
+        "complete": stopped is None,
+        "stopped": stopped,
         "error": result.error,
         "divergence": None
         if failure is None
         else {
+            "kind": failure.kind,
             "reason": failure.reason,
             "seed": result.seed,
             "stream": outcome.failing_stream,
@@ -170,7 +177,7 @@ def _check_shape(report: dict[str, Any]) -> None:
     for op, code, hits in report["coverage"]:
         if not (isinstance(op, str) and isinstance(code, str) and isinstance(hits, int)):
             raise ValueError("coverage row")
-    if report["verdict"] not in ("pass", "divergence", "error", "coverage"):
+    if report["verdict"] not in ("pass", "divergence", "error", "coverage", "incomplete"):
         raise ValueError("verdict")
     int(report["steps"])
     int(report["min_hits"])
@@ -220,6 +227,8 @@ def merge(reports: list[tuple[Path, dict[str, Any]]]) -> Merged:
             )
         elif report["verdict"] == "error":
             problems.append(f"{path}: error: {report.get('error')}")
+        elif report["verdict"] == "incomplete":
+            problems.append(f"{path}: incomplete ({report.get('stopped')})")
         key = (
             report["adapter"],
             report["seed"],
@@ -246,3 +255,10 @@ def merge(reports: list[tuple[Path, dict[str, Any]]]) -> Merged:
     short = coverage.missing(hits, minimum) if minimum else []
     unseen = condition_gate.missing(conditions) if minimum else []
     return Merged(hits, steps, problems, short, minimum, conditions, unseen, swept, aimed)
+
+
+def _signal_name(signum: int) -> str:
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
