@@ -298,7 +298,7 @@ def test_conform_interrupted_writes_the_partial_report_and_kills_the_adapter(
     time.sleep(2.0)  # the vectors before the first authorize pass, then it hangs
     children = descendants(proc.pid)
     proc.send_signal(signum)
-    out, err = proc.communicate(timeout=10)
+    _, err = proc.communicate(timeout=10)
     assert proc.returncode == 128 + signum, err
     assert "Traceback" not in err
     found = json.loads(report.read_text())
@@ -321,7 +321,7 @@ def test_explore_jobs_interrupted_writes_the_partial_report_and_leaves_no_proces
     time.sleep(0.5)
     children = descendants(proc.pid)
     proc.send_signal(signum)
-    out, err = proc.communicate(timeout=20)
+    _, err = proc.communicate(timeout=20)
     assert proc.returncode == 128 + signum, err
     assert "Traceback" not in err
     assert f"interrupted by {signal.Signals(signum).name} after " in err
