@@ -11,7 +11,6 @@ import sys
 
 from session_toolset_harness.progress import Progress, on_terminal, render
 
-
 EXPLORE = [sys.executable, "-m", "session_toolset_harness.cli", "explore", "--seed", "1"]
 
 
