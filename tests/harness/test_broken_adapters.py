@@ -82,6 +82,21 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+def adapters_busy(pid: int, cpu_seconds: float) -> bool:
+    """Whether the reference adapters under ``pid`` used ``cpu_seconds`` of CPU between them:
+    requests are being answered, so the exploration is under way."""
+    used = 0.0
+    for child in descendants(pid):
+        try:
+            if b"session_toolset.adapter" not in Path(f"/proc/{child}/cmdline").read_bytes():
+                continue
+            fields = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        used += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return used >= cpu_seconds
+
+
 def wait_for(condition: object, seconds: float) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -318,7 +333,7 @@ def test_explore_jobs_interrupted_writes_the_partial_report_and_leaves_no_proces
     proc = _start(*argv, "--adapter", reference, "--json", str(report))
     # two workers, each with its adapter (and multiprocessing's resource tracker)
     wait_for(lambda: len(descendants(proc.pid)) >= 5, 30)
-    time.sleep(0.5)
+    wait_for(lambda: adapters_busy(proc.pid, 0.5), 30)
     children = descendants(proc.pid)
     proc.send_signal(signum)
     _, err = proc.communicate(timeout=20)
