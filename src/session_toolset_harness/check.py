@@ -21,13 +21,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import signal
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
-from .interrupt import Interrupted, raising_on_signals, stop_child_processes
+from .interrupt import Interrupted, exit_later, raising_on_signals, stop_child_processes
 from .outputs import first_unwritable
 
 __all__ = ["main"]
@@ -35,6 +36,9 @@ __all__ = ["main"]
 PROG = "session-toolset check"
 DEFAULT_PROFILE = "per-tool-pinned"
 PROVE_WORKERS = 2
+STOP_SECONDS = 5.0
+"""After SIGINT/SIGTERM, how long the proofs may take to notice before the process exits anyway
+(a solver call in Z3's C code runs no Python signal handler)."""
 
 
 class _UsageError(Exception):
@@ -183,26 +187,41 @@ def main(argv: list[str]) -> int:
         return 2
     console = _Console(progress=sys.stdout.isatty() and not args.quiet, verbose=args.verbose)
     done: dict[str, _Stage] = {}
+
+    def partial(signum: int) -> None:
+        if args.json is not None:
+            _write_partial(args.json, done, signal.Signals(signum).name)
+
+    def stop(signum: int) -> None:
+        stop_child_processes()
+        exit_later(signum, STOP_SECONDS, lambda: partial(signum))
+
     try:
-        with raising_on_signals(before=stop_child_processes):
+        with raising_on_signals(before=stop):
             done["prove"] = _prove(console)
             done["conform"] = _conform(console, args.adapter)
             if done["conform"].signal is not None:
                 raise Interrupted(done["conform"].signal)
             return _finish(args, done["prove"], done["conform"])
-    except Interrupted as stop:
-        print(f"\n{PROG}: interrupted by {stop.name}; the results are incomplete", file=sys.stderr)
-        if args.json is not None:
-            partial: dict[str, object] = {"ok": False, "complete": False, "stopped": stop.name}
-            for name, stage in done.items():
-                partial[name] = {
-                    "exit_status": stage.status,
-                    "seconds": stage.seconds,
-                    "report": stage.report,
-                }
-            with contextlib.suppress(OSError):
-                args.json.write_text(json.dumps(partial, indent=2) + "\n", encoding="utf-8")
-        return stop.exit_status
+    except Interrupted as stopped:
+        print(
+            f"\n{PROG}: interrupted by {stopped.name}; the results are incomplete", file=sys.stderr
+        )
+        partial(stopped.signum)
+        return stopped.exit_status
+
+
+def _write_partial(path: Path, done: dict[str, _Stage], stopped: str) -> None:
+    """The halves that finished, marked incomplete (best effort: the run is ending anyway)."""
+    report: dict[str, object] = {"ok": False, "complete": False, "stopped": stopped}
+    for name, stage in done.items():
+        report[name] = {
+            "exit_status": stage.status,
+            "seconds": stage.seconds,
+            "report": stage.report,
+        }
+    with contextlib.suppress(OSError):
+        path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
 
 
 def _finish(args: argparse.Namespace, prove: _Stage, conform: _Stage) -> int:

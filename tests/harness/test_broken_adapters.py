@@ -361,6 +361,7 @@ def test_check_interrupted_during_the_proofs_leaves_no_worker(tmp_path: Path) ->
     report = tmp_path / "c.json"
     proc = _start("check", "--json", str(report))
     wait_for(lambda: len(descendants(proc.pid)) >= 1, 30)  # the proofs' forked worker
+    time.sleep(1.0)  # into the solver calls
     children = descendants(proc.pid)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=20)

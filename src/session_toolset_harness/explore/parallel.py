@@ -205,8 +205,7 @@ def _worker(plan: Plan, stream: int, round_: int, events: Any) -> None:
 
     signum: int | None = None
     try:
-        with raising_on_signals():
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        with raising_on_signals(signals=(signal.SIGTERM,)):
             result, signum = _one_stream(plan, stream, round_, events, suts, progress)
     except Exception as err:  # report, never die silently: the parent waits for "done"
         result = ExploreResult(
