@@ -299,6 +299,7 @@ def _start(*argv: str) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
     )
 
 
@@ -335,7 +336,10 @@ def test_explore_jobs_interrupted_writes_the_partial_report_and_leaves_no_proces
     wait_for(lambda: len(descendants(proc.pid)) >= 5, 30)
     wait_for(lambda: adapters_busy(proc.pid, 0.5), 30)
     children = descendants(proc.pid)
-    proc.send_signal(signum)
+    if signum == signal.SIGINT:
+        os.killpg(proc.pid, signum)  # Ctrl-C: every process of the job gets it
+    else:
+        proc.send_signal(signum)  # a supervisor's SIGTERM: the parent alone
     _, err = proc.communicate(timeout=20)
     assert proc.returncode == 128 + signum, err
     assert "Traceback" not in err
