@@ -132,7 +132,7 @@ def describe(failure: Divergence) -> str:
         ]
     elif failure.literal:
         lines = [
-            f"divergence: {failure.reason}",
+            f"{_what(failure)}: {failure.reason}",
             "(not reproduced by the operations alone: the vector is the exact exchange, "
             f"{len(failure.exchange)} requests)",
             "",
