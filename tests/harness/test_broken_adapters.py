@@ -24,8 +24,8 @@ import pytest
 from session_toolset_harness import check
 from session_toolset_harness.conform import cli as conform_cli
 from session_toolset_harness.explore import cli as explore_cli
-from session_toolset_harness.explore import parallel
-from session_toolset_harness.explore.sut import AdapterSut, Sut
+
+from .test_reports import assert_valid
 
 HERE = Path(__file__).parent
 BROKEN = HERE / "fakes" / "broken.py"
@@ -159,7 +159,8 @@ def test_conform_stops_after_max_failures_in_a_row(tmp_path: Path) -> None:
     errors = [line for line in out.splitlines() if line.startswith("ERROR ")]
     assert len(errors) == 2 and all("no reply within 0.5 s" in line for line in errors)
     found = json.loads(report.read_text())
-    assert found["complete"] is False and "--max-failures" in found["stopped"]
+    assert found["verdict"] == "incomplete" and "--max-failures" in found["stopped"]
+    assert_valid("conform", found, complete=False)
     assert seconds < 10
 
 
@@ -220,6 +221,7 @@ def test_explore_reports_a_crash_as_a_crash_and_the_vector_reproduces_it(
     assert "adapter stderr ends: injected crash" in out
     divergence = found["divergence"]
     assert isinstance(divergence, dict) and divergence["kind"] == "crash"
+    assert_valid("explore", found)
     vector = str(tmp_path / "found.json")
     assert conform_cli.main(["--adapter", adapter, "--vectors", vector]) == 1
     assert "crash: adapter closed stdout" in capsys.readouterr().out
@@ -227,20 +229,17 @@ def test_explore_reports_a_crash_as_a_crash_and_the_vector_reproduces_it(
 
 
 def test_explore_reports_a_hang_as_a_timeout_within_seconds(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def quick(adapter: object) -> Sut:
-        assert isinstance(adapter, tuple)
-        return AdapterSut(list(adapter), timeout=0.5)
-
-    monkeypatch.setattr(parallel, "make_sut", quick)
     started = time.monotonic()
-    status, _, found = _explore(tmp_path, faulty("--fault", "hang", "--on", "authorize"))
+    hang = faulty("--fault", "hang", "--on", "authorize")
+    status, _, found = _explore(tmp_path, hang, "--timeout", "0.5")
     assert time.monotonic() - started < 15  # not shrunk: every replay would wait again
     assert status == 1
     assert "adapter failure (timeout)" in capsys.readouterr().out
     divergence = found["divergence"]
     assert isinstance(divergence, dict) and divergence["kind"] == "timeout"
+    assert_valid("explore", found)
 
 
 def test_explore_reports_an_extra_line_as_one(
@@ -254,6 +253,7 @@ def test_explore_reports_an_extra_line_as_one(
     assert "adapter failure (extra-reply)" in out and "(replies shifted)" in out
     divergence = found["divergence"]
     assert isinstance(divergence, dict) and divergence["kind"] == "extra-reply"
+    assert_valid("explore", found)
 
 
 # --- output paths before any work --------------------------------------------------------------
@@ -321,9 +321,10 @@ def test_conform_interrupted_writes_the_partial_report_and_kills_the_adapter(
     assert proc.returncode == 128 + signum, err
     assert "Traceback" not in err
     found = json.loads(report.read_text())
-    assert found["complete"] is False
+    assert found["verdict"] == "incomplete"
     assert found["stopped"].startswith(f"interrupted by {signal.Signals(signum).name} after ")
-    assert found["summary"]["passed"] > 0 and found["ok"] is False
+    assert found["counts"]["passed"] > 0
+    assert_valid("conform", found, complete=False)
     assert not [pid for pid in children if alive(pid)]
 
 
@@ -348,8 +349,9 @@ def test_explore_jobs_interrupted_writes_the_partial_report_and_leaves_no_proces
     assert "Traceback" not in err
     assert f"interrupted by {signal.Signals(signum).name} after " in err
     found = json.loads(report.read_text())
-    assert found["verdict"] == "incomplete" and found["complete"] is False
+    assert found["verdict"] == "incomplete" and found["stopped"].startswith("interrupted by")
     assert found["seed"] == 7 and found["steps"] > 0 and found["coverage"]
+    assert_valid("explore", found, complete=False)
     wait_for(lambda: not [pid for pid in children if alive(pid)], 5)
 
 
@@ -375,5 +377,6 @@ def test_check_interrupted_during_the_proofs_leaves_no_worker(tmp_path: Path) ->
     assert proc.returncode == 143, err
     assert "Traceback" not in err and "interrupted by SIGTERM" in err
     found = json.loads(report.read_text())
-    assert found["complete"] is False and found["ok"] is False
+    assert found["verdict"] == "incomplete" and found["stopped"] == "SIGTERM"
+    assert_valid("check", found, complete=False)
     wait_for(lambda: not [pid for pid in children if alive(pid)], 5)
