@@ -335,7 +335,8 @@ def test_explore_jobs_interrupted_writes_the_partial_report_and_leaves_no_proces
     report = tmp_path / "x.json"
     reference = shlex.join([sys.executable, "-m", "session_toolset.adapter"])
     argv = ["explore", "--jobs", "2", "--seed", "7", "--examples", "100000", "--quiet"]
-    proc = _start(*argv, "--adapter", reference, "--json", str(report))
+    junit = tmp_path / "x.xml"
+    proc = _start(*argv, "--adapter", reference, "--json", str(report), "--junit", str(junit))
     # two workers, each with its adapter (and multiprocessing's resource tracker)
     wait_for(lambda: len(descendants(proc.pid)) >= 5, 30)
     wait_for(lambda: adapters_busy(proc.pid, 0.5), 30)
@@ -352,6 +353,7 @@ def test_explore_jobs_interrupted_writes_the_partial_report_and_leaves_no_proces
     assert found["verdict"] == "incomplete" and found["stopped"].startswith("interrupted by")
     assert found["seed"] == 7 and found["steps"] > 0 and found["coverage"]
     assert_valid("explore", found, complete=False)
+    assert 'errors="1"' in junit.read_text() and "incomplete: interrupted by" in junit.read_text()
     wait_for(lambda: not [pid for pid in children if alive(pid)], 5)
 
 

@@ -423,6 +423,10 @@ def junit(report: dict[str, Any]) -> ET.Element:
         message = str(report["error"] or "; ".join(report["problems"]))
         error = ET.SubElement(case, "error", {"message": xml_safe(message[:1000])})
         error.text = xml_safe("\n".join([message, *report["problems"]]))
+    if report["verdict"] == "incomplete":  # interrupted: the streams above ran only partly
+        errors += 1
+        case = ET.SubElement(suite, "testcase", {"classname": "explore", "name": "run"})
+        ET.SubElement(case, "error", {"message": xml_safe(f"incomplete: {report['stopped']}")})
     if divergence is not None and not failures:  # a divergence of a stream not listed
         failures += 1
         case = ET.SubElement(suite, "testcase", {"classname": "explore", "name": "divergence"})
