@@ -17,14 +17,18 @@ every failure, the summary line; on anything else (a CI log) the failures and th
 only.  ``--verbose`` adds the full tables (every proof row, every vector); ``--json FILE`` holds
 every stage's full report whatever is printed, under the common envelope (`envelope`), and
 ``--summary FILE`` (also appended to ``$GITHUB_STEP_SUMMARY`` when set) a Markdown table of the
-stages with the first failure.
+stages with the first failure; both files are checked writable before anything runs.
+SIGINT/SIGTERM stop the running half (its worker processes and the adapter with it), write
+``--json`` with what finished (verdict ``incomplete``, ``complete: false``) and exit 130/143.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import signal
 import sys
 import time
 from dataclasses import dataclass
@@ -32,6 +36,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from .envelope import envelope, writable_problem
+from .interrupt import Interrupted, exit_later, raising_on_signals, stop_child_processes
 from .summary import GITHUB_STEP_SUMMARY, code_block, publish, table
 
 __all__ = ["main"]
@@ -41,6 +46,9 @@ DEFAULT_PROFILE = "per-tool-pinned"
 PROVE_WORKERS = 2
 FORMAT_VERSION = 1
 VERDICTS = {0: "pass", 1: "fail", 2: "error"}
+STOP_SECONDS = 5.0
+"""After SIGINT/SIGTERM, how long the proofs may take to notice before the process exits anyway
+(a solver call in Z3's C code runs no Python signal handler)."""
 
 
 class _UsageError(Exception):
@@ -95,6 +103,7 @@ class _Stage:
     detail: str  # counts for the summary line
     report: object  # the half's full JSON report (None when it could not run)
     first_failure: str | None = None  # for --summary
+    signal: int | None = None  # the signal that interrupted the half (its report partial)
 
 
 @dataclass(frozen=True)
@@ -153,6 +162,8 @@ def _conform(console: _Console, adapter: str | None) -> _Stage:
         print(f"{PROG}: error: conformance could not run: {exc}", file=sys.stderr)
         return _Stage(2, time.perf_counter() - started, "did not run", None, str(exc))
     seconds = time.perf_counter() - started
+    if result.signal is not None:  # the vectors so far are the report; the check stops here
+        return _Stage(1, seconds, "interrupted", jsonreport.build(result), signal=result.signal)
     reporter.finish(result, summary=console.verbose)
     if console.verbose:
         print()
@@ -200,6 +211,7 @@ def _document(status: int, stages: dict[str, _Stage]) -> dict[str, Any]:
     }
     return {
         **envelope("check", FORMAT_VERSION, VERDICTS[status], counts),
+        "stopped": None,
         **{
             name: {"exit_status": s.status, "seconds": s.seconds, "report": s.report}
             for name, s in stages.items()
@@ -276,8 +288,55 @@ def main(argv: list[str]) -> int:
         return 2
 
     console = _Console(progress=sys.stdout.isatty() and not args.quiet, verbose=args.verbose)
-    prove = _prove(console)
-    conform = _conform(console, args.adapter)
+    done: dict[str, _Stage] = {}
+
+    def partial(signum: int) -> None:
+        if args.json is not None:
+            _write_partial(args.json, done, signal.Signals(signum).name)
+
+    def stop(signum: int) -> None:
+        stop_child_processes()
+        exit_later(signum, STOP_SECONDS, lambda: partial(signum))
+
+    try:
+        with raising_on_signals(before=stop):
+            done["prove"] = _prove(console)
+            done["conform"] = _conform(console, args.adapter)
+            if done["conform"].signal is not None:
+                raise Interrupted(done["conform"].signal)
+            return _finish(args, done["prove"], done["conform"])
+    except Interrupted as stopped:
+        print(
+            f"\n{PROG}: interrupted by {stopped.name}; the results are incomplete", file=sys.stderr
+        )
+        partial(stopped.signum)
+        return stopped.exit_status
+
+
+def _write_partial(path: Path, done: dict[str, _Stage], stopped: str) -> None:
+    """The stages that finished, marked incomplete (best effort: the run is ending anyway)."""
+    counts = {
+        "stages": len(done),
+        "passed": sum(s.status == 0 for s in done.values()),
+        "failed": sum(s.status == 1 for s in done.values()),
+        "not_run": sum(s.status == 2 for s in done.values()),
+    }
+    report: dict[str, object] = {
+        **envelope("check", FORMAT_VERSION, "incomplete", counts, complete=False),
+        "stopped": stopped,
+    }
+    for name, stage in done.items():
+        report[name] = {
+            "exit_status": stage.status,
+            "seconds": stage.seconds,
+            "report": stage.report,
+        }
+    with contextlib.suppress(OSError):
+        path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+
+
+def _finish(args: argparse.Namespace, prove: _Stage, conform: _Stage) -> int:
+    """The model stage, the summary line and the combined report; the exit status."""
     statuses = (prove.status, conform.status)
     # a failure found outranks a half that could not run; only two passes pass
     could_not_run = 2 in statuses and 1 not in statuses

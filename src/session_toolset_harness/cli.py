@@ -161,8 +161,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except SystemExit as exc:  # argparse's --help and usage errors inside a subcommand
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as err:  # Ctrl-C, or SIGTERM where a command asked for it
+        from .interrupt import exit_status
+
+        return exit_status(err)
     except BrokenPipeError:
         # Output piped into `head` and closed early: not an error worth a traceback.
         return 1

@@ -75,14 +75,17 @@ def test_k_filters_by_substring(capsys: pytest.CaptureFixture[str], mixed: Path)
     assert "t/bad" not in out and "1 passed" in out
 
 
-def test_terminal_progress_is_one_char_per_vector() -> None:
+def test_terminal_progress_is_one_line_with_a_count() -> None:
     stream = io.StringIO()
     reporter = ConsoleReporter(stream, terminal=True, quiet=False)
+    reporter.start(4)
     for status in (Status.PASSED, Status.FAILED, Status.SKIPPED, Status.ERRORED):
         reporter.on_result(VectorResult(f"t/{status.value}", "p", status, reason="r"))
-    assert stream.getvalue() == ".FsE"
+    drawn = stream.getvalue()
+    assert drawn.startswith("\rconform: 1/4 vectors (") and "\n" not in drawn
     reporter.finish(RunResult(("x",), (), 0.0))
     assert SUMMARY.search(stream.getvalue())
+    assert "PASS" not in stream.getvalue()  # no per-vector lines on a terminal
 
 
 @pytest.mark.parametrize(

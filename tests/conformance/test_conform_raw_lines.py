@@ -48,7 +48,8 @@ def test_raw_lines_reach_the_adapter_byte_for_byte(
     )
     assert status == 0, out
     received = [bytes.fromhex(h) for h in record.read_text(encoding="ascii").split()]
-    sent = received[2:-1]  # after hello and reset, before the sync probe
+    assert received[:2] == [b'{"op":"hello"}\n'] * 2  # the start-up check, the vector's own
+    sent = received[3:-1]  # after both hellos and reset, before the sync probe
     assert sent == [
         line.encode("utf-8") + b"\n",
         b"\xff\xfe\n",

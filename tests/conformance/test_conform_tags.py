@@ -54,8 +54,9 @@ def test_exclude_tag_reports_the_vectors_as_skipped_with_the_tag(
     assert "PASS t/plain" in out
     assert "SKIP t/diff  (excluded by --exclude-tag declared-difference)" in out
     assert "1 passed, 0 failed, 2 skipped, 0 errored" in out
-    # never run: the adapter saw only t/plain (hello, reset, its step, the sync probe)
-    assert len(record.read_text(encoding="ascii").split()) == 4
+    # never run: the adapter saw only the start-up hello and t/plain (hello, reset, its step,
+    # the sync probe)
+    assert len(record.read_text(encoding="ascii").split()) == 5
     data = json.loads(report.read_text(encoding="utf-8"))
     reasons = {v["id"]: (v["status"], v["reason"]) for v in data["vectors"]}
     assert reasons["t/both"] == ("skipped", "excluded by --exclude-tag declared-difference")

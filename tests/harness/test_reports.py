@@ -22,10 +22,11 @@ def load(path: Path) -> dict[str, Any]:
     return value
 
 
-def assert_valid(name: str, report: dict[str, Any]) -> None:
-    """``report`` opens with the envelope, in order, and its schema accepts it."""
+def assert_valid(name: str, report: dict[str, Any], *, complete: bool = True) -> None:
+    """``report`` opens with the envelope, in order, and its schema accepts it (``complete``:
+    False for the partial report of an interrupted or stopped run, verdict ``incomplete``)."""
     assert list(report)[: len(ENVELOPE)] == ENVELOPE
-    assert report["tool"] == f"session-toolset {name}" and report["complete"] is True
+    assert report["tool"] == f"session-toolset {name}" and report["complete"] is complete
     problems = schemas.validate_report(f"{name}-report", report)
     assert problems == [], problems[:5]
 

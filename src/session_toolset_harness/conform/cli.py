@@ -3,7 +3,10 @@
 ``main(argv)`` never raises and never prints a traceback: usage problems (bad flags, unreadable
 files, an adapter that cannot start) are one line on stderr and exit status 2 — so is a vector
 file that cannot be used, though only after the other vectors ran (it is listed as errored); a
-run where any vector failed or errored exits 1; only a clean run exits 0.
+run where any vector failed or errored exits 1; only a clean run exits 0.  An adapter that does
+not answer its first ``hello`` is exit 2 before any vector runs; ``--max-failures`` consecutive
+adapter failures end the run early (exit 1); SIGINT/SIGTERM end it with the reports written,
+marked incomplete, and exit 130/143.
 """
 
 from __future__ import annotations
@@ -33,9 +36,10 @@ from session_toolset_harness.conform import (
 from session_toolset_harness.conform.client import AdapterStartError
 from session_toolset_harness.conform.jsonio import truncate
 from session_toolset_harness.conform.results import RunResult, Status
-from session_toolset_harness.conform.runner import Runner, RunOptions
+from session_toolset_harness.conform.runner import MAX_FAILURES, Runner, RunOptions
 from session_toolset_harness.conform.validate import validate_all
 from session_toolset_harness.envelope import check_writable, tool_version
+from session_toolset_harness.interrupt import exit_status, raising_on_signals
 from session_toolset_harness.summary import GITHUB_STEP_SUMMARY, publish
 
 EXIT_OK = 0
@@ -51,6 +55,16 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more: {text!r}")
+    return value
 
 
 def positive_seconds(text: str) -> float:
@@ -165,6 +179,14 @@ def build_parser() -> argparse.ArgumentParser:
         type=positive_seconds,
         default=10.0,
         help="per-request reply timeout (default: 10)",
+    )
+    parser.add_argument(
+        "--max-failures",
+        metavar="N",
+        type=_count,
+        default=MAX_FAILURES,
+        help="stop after N vectors in a row ended in an adapter failure (crash, timeout, extra "
+        f"reply line, a reply that is not JSON); 0: never (default: {MAX_FAILURES})",
     )
     parser.add_argument(
         "--shard",
@@ -319,11 +341,14 @@ def _check_writable(args: argparse.Namespace) -> None:
 def _run(args: argparse.Namespace) -> int:
     _check_writable(args)
     console = report.ConsoleReporter(sys.stdout, terminal=sys.stdout.isatty(), quiet=args.quiet)
-    status, run = execute(args, console)
+    with raising_on_signals():
+        status, run = execute(args, console)
     # Coverage comes before the failure details so the summary line stays the last line.
     status = _coverage(args, coverage.compute(r.hits for r in run.results), status)
     console.finish(run)
     _write_outputs(args, run)
+    if run.signal is not None:
+        return 128 + run.signal
     broken = [r for r in run.results if r.file_problem]
     if broken:
         # a bad input file is a usage error (exit 2), reported after the other vectors ran
@@ -373,9 +398,11 @@ def execute(args: argparse.Namespace, console: report.ConsoleReporter) -> tuple[
             skip_rules=rules,
             skip_must_fail=args.skip_must_fail,
             exclude_tags=tuple(args.exclude_tags),
+            max_failures=getattr(args, "max_failures", MAX_FAILURES),
             on_result=console.on_result,
             on_exchange=None if writer is None else writer.exchange,
         )
+        console.start(len(items))
         try:
             run = Runner(options).run(items)
         except AdapterStartError as exc:
@@ -446,9 +473,9 @@ def main(argv: list[str]) -> int:
     except UsageError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+        return exit_status(exc)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ starts a fresh one for the next vector.
 from __future__ import annotations
 
 import contextlib
+import shlex
 import subprocess
 import threading
 import time
@@ -37,6 +38,7 @@ from session_toolset_harness.conform.pipes import (
 
 STDERR_TAIL_BYTES: Final = 4096
 EXIT_GRACE_SECONDS: Final = 2.0
+HELLO: Final[dict[str, object]] = {"op": "hello"}
 
 
 @dataclass(frozen=True)
@@ -224,6 +226,12 @@ class AdapterProcess:
         self._close_pipes()
         self._dead = True
 
+    def kill_now(self) -> None:
+        """Send the process SIGKILL and nothing else (safe from any thread: no pipe is touched,
+        nothing is waited for); for a worker whose parent is gone."""
+        with contextlib.suppress(OSError):
+            self._proc.kill()
+
     def close(self) -> int | None:
         """Close stdin (the protocol's EOF) and return the exit status, killing on a hang
         (also when the adapter stopped reading before the last request was written); what it
@@ -281,3 +289,30 @@ def _parse_reply(raw: bytes) -> Reply | ExchangeError:
     if not isinstance(value, dict):
         return ExchangeError("not-object", "reply is JSON but not an object", truncate(line))
     return Reply(value, line)
+
+
+def stderr_summary(tail: str, lines: int = 3, limit: int = 300) -> str:
+    """The last few non-empty lines of an adapter's stderr tail, on one line."""
+    shown = [line.strip() for line in tail.splitlines() if line.strip()][-lines:]
+    return truncate(" | ".join(shown), limit)
+
+
+def start_checked(argv: Sequence[str], timeout: float) -> AdapterProcess:
+    """Start the adapter and check that it answers ``hello`` as PROTOCOL.md v1 says, within
+    ``timeout`` seconds: the process, ready for requests, or `AdapterStartError` (one line,
+    with the end of the adapter's stderr) when it cannot start, exits, closes its stdout,
+    hangs, or answers with anything but a protocol 1 hello reply."""
+    process = AdapterProcess(argv)
+    answer = process.exchange(HELLO, timeout)
+    if isinstance(answer, ExchangeError):
+        problem = f"{answer.kind}: {answer.message}"
+    elif answer.value.get("ok") is not True or answer.value.get("protocol") != 1:
+        problem = f"answered {truncate(answer.raw, 200)}, not a protocol 1 hello reply"
+    else:
+        return process
+    process.kill()
+    tail = stderr_summary(process.stderr_text())
+    raise AdapterStartError(
+        f"adapter {shlex.join(argv)} failed its hello: {problem}"
+        + (f"; its stderr ends: {tail}" if tail else "; nothing on its stderr")
+    )

@@ -126,6 +126,10 @@ def merged_run(reports: Sequence[tuple[Path, dict[str, Any]]]) -> RunResult:
         results=tuple(_result(v) for _, report in reports for v in report["vectors"]),
         seconds=sum(float(report.get("seconds", 0.0)) for _, report in reports),
         adapter_problems=tuple(problems_of(reports)),
+        stopped=next(
+            (f"{path}: {report['stopped']}" for path, report in reports if report.get("stopped")),
+            None,
+        ),
     )
 
 

@@ -1,7 +1,8 @@
 """Console output: live progress, failure details, and the one summary line.
 
-On a terminal each vector prints one character as it finishes (like pytest); otherwise each prints
-one plain line (``PASS id``) that a CI log can grep. ``--quiet`` keeps only the failure details and
+On a terminal one progress line counts the vectors as they finish (done/total, rate, time left,
+failures so far: `progress`); otherwise each prints one plain line (``PASS id``) that a CI log
+can grep. ``--quiet`` keeps only the failure details and
 the summary. Everything shown is bounded (``jsonio.DISPLAY_LIMIT``) so hostile 64 KiB requests do
 not drown the report.
 """
@@ -13,21 +14,15 @@ from typing import Final, TextIO
 
 from session_toolset_harness.conform.jsonio import render, truncate
 from session_toolset_harness.conform.results import RunResult, Status, VectorResult, summary_line
+from session_toolset_harness.progress import Progress
 from session_toolset_harness.summary import code_block, table
 
-PROGRESS_CHAR: Final = {
-    Status.PASSED: ".",
-    Status.FAILED: "F",
-    Status.SKIPPED: "s",
-    Status.ERRORED: "E",
-}
 LABEL: Final = {
     Status.PASSED: "PASS",
     Status.FAILED: "FAIL",
     Status.SKIPPED: "SKIP",
     Status.ERRORED: "ERROR",
 }
-PROGRESS_WIDTH: Final = 80
 MAX_DETAILED: Final = 10
 """Failed or errored vectors explained in full on the console; the rest are counted and left
 to the JSON and JUnit reports (one broken adapter fails every vector the same way)."""
@@ -40,26 +35,29 @@ class ConsoleReporter:
         self._stream = stream
         self._terminal = terminal and not quiet
         self._quiet = quiet
-        self._column = 0
+        self._progress = Progress("conform", None, "vectors", enabled=False)
+        self._bad = 0
+
+    def start(self, total: int) -> None:
+        """``total`` vectors are about to run (for the progress line's count and ETA)."""
+        self._progress = Progress(
+            "conform", total, "vectors", enabled=self._terminal, stream=self._stream
+        )
 
     def on_result(self, result: VectorResult) -> None:
         if self._quiet:
             return
         if self._terminal:
-            self._stream.write(PROGRESS_CHAR[result.status])
-            self._column += 1
-            if self._column >= PROGRESS_WIDTH:
-                self._stream.write("\n")
-                self._column = 0
-        else:
-            self._stream.write(plain_line(result) + "\n")
+            self._bad += result.status in (Status.FAILED, Status.ERRORED)
+            self._progress.advance(note=f"{self._bad} failed or errored" if self._bad else "")
+            return
+        self._stream.write(plain_line(result) + "\n")
         self._stream.flush()
 
     def finish(self, run: RunResult, *, summary: bool = True) -> None:
         """Failure details, then the summary line (``summary=False``: a caller that prints its
         own single summary, like ``check``, leaves it out)."""
-        if self._terminal and self._column:
-            self._stream.write("\n")
+        self._progress.close()
         bad = [r for r in run.results if r.status in (Status.FAILED, Status.ERRORED)]
         for result in bad[:MAX_DETAILED]:
             self._stream.write("\n" + failure_block(result))
@@ -73,6 +71,8 @@ class ConsoleReporter:
         if len(run.adapter_problems) > MAX_DETAILED:
             more = len(run.adapter_problems) - MAX_DETAILED
             self._stream.write(f"\n... and {more} more adapter problems (see --json)\n")
+        if run.stopped is not None:
+            self._stream.write(f"\nINCOMPLETE: {run.stopped}\n")
         if summary:
             self._stream.write("\n" + summary_line(run) + "\n")
         self._stream.flush()
@@ -125,7 +125,7 @@ def markdown(run: RunResult, title: str = "session-toolset conform") -> str:
     rows = [
         [group, *(found[status] for status in Status)] for group, found in sorted(counts.items())
     ]
-    verdict = "passed" if run.ok else "**FAILED**"
+    verdict = "passed" if run.ok else ("**FAILED**" if run.complete else "**INCOMPLETE**")
     parts = [
         f"## {title}: {verdict}\n",
         f"{summary_line(run)}; adapter `{' '.join(run.adapter)}`\n",

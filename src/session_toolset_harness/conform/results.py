@@ -65,6 +65,14 @@ class RunResult:
     results: tuple[VectorResult, ...]
     seconds: float
     adapter_problems: tuple[str, ...] = field(default=())
+    stopped: str | None = None
+    """Why the run ended before its last vector (``--max-failures``, a signal); None if not."""
+    signal: int | None = None
+    """The signal (SIGINT, SIGTERM) that interrupted the run, if one did."""
+
+    @property
+    def complete(self) -> bool:
+        return self.stopped is None
 
     def counts(self) -> Counter[Status]:
         return Counter(r.status for r in self.results)
@@ -78,15 +86,19 @@ class RunResult:
         """True when nothing unexpected happened: the only condition for exit status 0."""
         counts = self.counts()
         return (
-            counts[Status.FAILED] == 0 and counts[Status.ERRORED] == 0 and not self.adapter_problems
+            counts[Status.FAILED] == 0
+            and counts[Status.ERRORED] == 0
+            and not self.adapter_problems
+            and self.complete
         )
 
 
 def summary_line(run: RunResult) -> str:
     """The one summary line CI parses; keep 'N passed, N failed' first and in this order."""
     counts = run.counts()
+    stopped = "" if run.stopped is None else f" (incomplete: {run.stopped})"
     return (
         f"{counts[Status.PASSED]} passed, {counts[Status.FAILED]} failed, "
         f"{counts[Status.SKIPPED]} skipped, {counts[Status.ERRORED]} errored "
-        f"in {run.seconds:.2f} s"
+        f"in {run.seconds:.2f} s{stopped}"
     )

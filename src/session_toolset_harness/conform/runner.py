@@ -6,17 +6,29 @@ a fresh one serves the next vector, so one broken vector cannot poison the rest.
 of a vector the runner sends one extra ``hello`` as a sync probe: the first line read back must be
 a hello reply, which deterministically exposes an adapter that wrote more than one line for some
 request of this vector instead of blaming the next vector.
+
+The first adapter process must answer ``hello`` before any vector runs (`client.start_checked`):
+an adapter that cannot start, exits, hangs or answers wrongly is one `AdapterStartError`, not
+the same crash once per vector.  After ``max_failures`` vectors in a row ended in an adapter
+failure (a crash, a timeout, an extra reply line, a reply that is not JSON), the run stops with
+the rest unrun and says so; SIGINT/SIGTERM (`interrupt.Interrupted`) stop it too, the adapter
+killed, and either way the results so far come back marked incomplete.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from session_toolset_harness.conform import checks, pipeline, schemas, select, skips
-from session_toolset_harness.conform.client import AdapterProcess, ExchangeError, Reply
+from session_toolset_harness.conform.client import (
+    AdapterProcess,
+    ExchangeError,
+    Reply,
+    start_checked,
+)
 from session_toolset_harness.conform.matcher import first_difference
 from session_toolset_harness.conform.results import (
     Hit,
@@ -26,8 +38,13 @@ from session_toolset_harness.conform.results import (
     VectorResult,
 )
 from session_toolset_harness.conform.vectors import LoadProblem, Step, Vector
+from session_toolset_harness.interrupt import Interrupted
 
 SYNC_PROBE = pipeline.SYNC_PROBE
+MAX_FAILURES = 5
+"""Consecutive vectors ending in an adapter failure after which a run stops (``--max-failures``)."""
+EXTRA_LINES_READ = 16
+"""Lines read while looking for the nonce probe's reply after a mismatch (`_extra_lines`)."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +57,8 @@ class RunOptions:
     skip_rules: tuple[skips.SkipRule, ...] = ()
     skip_must_fail: bool = False
     exclude_tags: tuple[str, ...] = ()
+    max_failures: int = MAX_FAILURES
+    """0: never stop early."""
     on_result: Callable[[VectorResult], None] | None = field(default=None, compare=False)
     on_exchange: Callable[[str, object, dict[str, object]], None] | None = field(
         default=None, compare=False
@@ -54,17 +73,31 @@ class Runner:
     def __init__(self, options: RunOptions) -> None:
         self._options = options
         self._process: AdapterProcess | None = None
+        self._checked = False
 
     def run(self, items: Sequence[Vector | LoadProblem]) -> RunResult:
-        """Run every item in order; raises ``AdapterStartError`` if the command cannot start."""
+        """Run every item in order; raises ``AdapterStartError`` if the command cannot start or
+        does not answer its first ``hello``."""
         started = time.monotonic()
         results: list[VectorResult] = []
+        stopped: str | None = None
+        signum: int | None = None
+        in_a_row: list[VectorResult] = []
         try:
-            for item in items:
+            for position, item in enumerate(items):
                 result = self._one(item)
                 results.append(result)
                 if self._options.on_result is not None:
                     self._options.on_result(result)
+                in_a_row = [*in_a_row, result] if _adapter_failure(result) else []
+                limit = self._options.max_failures
+                if limit and len(in_a_row) >= limit and position + 1 < len(items):
+                    stopped = _gave_up(in_a_row, len(items) - position - 1)
+                    break
+        except Interrupted as signal:
+            self._discard()
+            signum = signal.signum
+            stopped = f"interrupted by {signal.name} after {len(results)} of {len(items)} vectors"
         finally:
             problems = self._shutdown()
         return RunResult(
@@ -72,6 +105,8 @@ class Runner:
             results=tuple(results),
             seconds=time.monotonic() - started,
             adapter_problems=tuple(problems),
+            stopped=stopped,
+            signal=signum,
         )
 
     def _one(self, item: Vector | LoadProblem) -> VectorResult:
@@ -114,6 +149,9 @@ class Runner:
         )
 
     def _adapter(self) -> AdapterProcess:
+        if not self._checked:  # the first vector that runs: the adapter must answer hello
+            self._process = start_checked(self._options.adapter, self._options.timeout)
+            self._checked = True
         if self._process is None or not self._process.alive:
             if self._process is not None:
                 self._process.kill()
@@ -156,6 +194,15 @@ class Runner:
             failure = self._judge(index, step, answer.value, answer.raw, adapter)
             if failure is not None:
                 status = Status.FAILED
+                extra = _extra_lines(adapter, answers, len(vector.steps) - index, self._options)
+                if extra:
+                    status = Status.ERRORED
+                    failure = dataclasses.replace(
+                        failure,
+                        message=f"extra-reply: the adapter wrote {extra} reply line(s) more "
+                        "than it was sent requests, so its replies are shifted; first visible "
+                        f"at this step as {failure.message}",
+                    )
                 break
         else:
             failure = self._sync(len(vector.steps), adapter, next(answers))
@@ -233,3 +280,45 @@ class Runner:
             raw,
             adapter.stderr_text(),
         )
+
+
+def _adapter_failure(result: VectorResult) -> bool:
+    """The vector ended because the adapter broke the protocol (no usable reply, extra lines),
+    not because a reply was wrong."""
+    return result.status is Status.ERRORED and result.failure is not None
+
+
+def _gave_up(in_a_row: list[VectorResult], left: int) -> str:
+    last = in_a_row[-1]
+    kinds = sorted({r.failure.message.partition(":")[0] for r in in_a_row if r.failure})
+    return (
+        f"stopped after {len(in_a_row)} vectors in a row ended in adapter failures "
+        f"({', '.join(kinds)}; the last: {last.id}); {left} vectors not run (--max-failures)"
+    )
+
+
+def _extra_lines(
+    adapter: AdapterProcess,
+    answers: Iterator[Reply | ExchangeError],
+    owed: int,
+    options: RunOptions,
+) -> int:
+    """After a mismatch: how many reply lines the adapter wrote beyond the requests it was sent
+    (0 when it stays in step, or when that cannot be told).
+
+    The replies still owed (the rest of the steps and the sync probe) are read, then one probe
+    whose reply names a fresh nonce is sent; every line read before that reply is extra.  An
+    adapter that wrote a line too many thus shows up as that, not as a mismatch of whatever
+    reply the shift put at the failing step."""
+    for _ in range(owed):
+        if isinstance(next(answers), ExchangeError):
+            return 0
+    nonce = f"conform-sync:{time.monotonic_ns()}"
+    adapter.send([{"op": "tool_id_parse", "raw": nonce}])
+    for extra in range(EXTRA_LINES_READ):
+        answer = adapter.receive(options.timeout)
+        if isinstance(answer, ExchangeError):
+            return 0
+        if answer.value.get("id") == nonce:
+            return extra
+    return EXTRA_LINES_READ

@@ -1,8 +1,10 @@
 """``session-toolset explore``: model-based random testing of any PROTOCOL.md adapter.
 
 Exit status: 0 no divergence (and, under the ``ci``/``nightly`` profiles, coverage minima met);
-1 a divergence (the shrunk sequence is printed and written as a vector file) or a coverage
-shortfall; 2 usage errors.  Never a traceback.
+1 a divergence or an adapter failure mid-run (the shrunk sequence is printed and written as a
+vector file) or a coverage shortfall; 2 usage errors, an unwritable ``--out``/``--json``, or an
+adapter that does not answer its first ``hello``; 130/143 on SIGINT/SIGTERM, after the report
+of what ran so far (``--json``: marked incomplete).  Never a traceback.
 
 ``--jobs N`` and ``--shard K/N`` split the run into seed streams (`parallel`); ``--json``,
 ``--junit`` and ``--summary`` write reports, and ``--merge`` turns several ``--json`` reports into
@@ -16,9 +18,11 @@ vectors aside.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import shlex
+import signal
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -27,9 +31,11 @@ from session_toolset_model.conditions import format_table
 
 from ..conform import shard
 from ..conform.cli import positive_seconds
-from ..conform.client import AdapterStartError
+from ..conform.client import AdapterStartError, start_checked
 from ..corpus.dsl import DECLARED_DIFFERENCE
-from ..envelope import writable_problem
+from ..envelope import check_writable
+from ..interrupt import raising_on_signals
+from ..progress import Progress, on_terminal
 from ..summary import GITHUB_STEP_SUMMARY, publish
 from . import condition_gate, coverage, report
 from .hypothesis_private import prng_engine_unsupported
@@ -37,7 +43,7 @@ from .parallel import Plan, PlanResult, run_plan
 from .prng_engine import DEFAULT_ENGINE, ENGINES
 from .run import PROFILES
 from .storage import use_cache_directory
-from .sut import REQUEST_TIMEOUT_SECONDS, AdapterSut, SutFailure
+from .sut import REQUEST_TIMEOUT_SECONDS, SutFailure
 from .vectorize import describe, failure_vector, write_vector
 
 PROG = "session-toolset explore"
@@ -241,8 +247,9 @@ def _adapter_argv(adapter: str | None, timeout: float) -> tuple[str, ...] | None
         raise UsageError(f"--adapter: {err}") from None
     if not argv:
         raise UsageError("--adapter: empty command")
-    try:  # start it once here: a missing executable is a usage problem, reported before work
-        AdapterSut(argv, timeout).close()
+    try:  # start it once here: an adapter that cannot say hello is a usage problem, reported
+        # before any work (not as a divergence of the digest preflight)
+        start_checked(argv, timeout).close()
     except AdapterStartError as err:
         raise UsageError(str(err)) from None
     return tuple(argv)
@@ -261,10 +268,7 @@ def _outputs(args: argparse.Namespace) -> list[tuple[str, Path | None]]:
 
 def _check_outputs(args: argparse.Namespace) -> None:
     """Every file the run may write must be writable before any work starts."""
-    for flag, path in _outputs(args):
-        problem = writable_problem(flag, path)
-        if problem is not None:
-            raise UsageError(problem)
+    check_writable(_outputs(args), UsageError)
 
 
 def _write_reports(args: argparse.Namespace, built: dict[str, Any]) -> int | None:
@@ -303,6 +307,8 @@ def _report(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name: str
     )
     _tables(args, result.coverage, result.conditions)
     print(condition_gate.summary(result.conditions))
+    if outcome.signal is not None:
+        return _interrupted(outcome, args, plan, name)
     if result.error is not None:
         print(
             f"explore: the run stopped on an error outside the comparison: {result.error}",
@@ -317,8 +323,12 @@ def _report(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name: str
         )
         try:
             write_vector(args.out, vector)
-        except OSError as err:
-            print(f"{PROG}: error: cannot write --out {args.out}: {err}", file=sys.stderr)
+        except OSError as err:  # checked before the run: the file system changed meanwhile
+            print(
+                f"{PROG}: error: cannot write --out {args.out}: {err.strerror or err}",
+                file=sys.stderr,
+            )
+            print(json.dumps(vector, indent=1, ensure_ascii=False))
             return EXIT_USAGE
         vector_path = args.out
         where = (
@@ -327,6 +337,8 @@ def _report(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name: str
             else (f" (stream {outcome.failing_stream} of {plan.total_streams}, seed {result.seed})")
         )
         what = "the failing sequence"
+        if result.failure.adapter_failure:
+            what = f"the sequence that ends in the adapter's {result.failure.kind}"
         if result.failure.flaky is not None:
             what = "the exchange that diverged once (flaky: expect the replay to pass unless it "
             what += "diverges again)"
@@ -365,6 +377,21 @@ def _report(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name: str
     else:
         print("explore: no divergence")
     return EXIT_OK
+
+
+def _interrupted(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name: str) -> int:
+    """A run stopped by SIGINT/SIGTERM: what it found so far, the report marked incomplete."""
+    assert outcome.signal is not None
+    result = outcome.result
+    found = "" if result.failure is None else f"; a {result.failure.kind} was found, not shrunk"
+    print(
+        f"explore: interrupted by {signal.Signals(outcome.signal).name} after "
+        f"{result.steps} steps (seed {plan.seed}){found}; the results are incomplete",
+        file=sys.stderr,
+    )
+    built = report.build(plan, outcome, budget=args.budget, adapter=name, vector=None)
+    _write_reports(args, built)
+    return 128 + outcome.signal
 
 
 def _merge(args: argparse.Namespace) -> int:
@@ -456,11 +483,20 @@ def main(argv: list[str] | None = None) -> int:
         )
         return EXIT_USAGE
     use_cache_directory()  # Hypothesis's caches, not the working directory
+    shown = Progress(
+        "explore",
+        sum(plan.stream_examples(g) for g in plan.streams()),
+        "examples",
+        enabled=on_terminal(args.quiet),
+    )
     try:
-        outcome = run_plan(plan)
+        with raising_on_signals():
+            outcome = run_plan(plan, shown.update)
     except SutFailure as err:
         print(f"{PROG}: error: the adapter failed before exploring: {err}", file=sys.stderr)
         return EXIT_FAILED
+    finally:
+        shown.close()
     name = "reference (in-process)" if adapter is None else shlex.join(adapter)
     return _report(outcome, args, plan, name)
 

@@ -43,6 +43,14 @@ class Divergence:
     literal: bool = False
     """The vector is the literal `exchange`: no replay of the operations alone reproduced the
     divergence, so nothing was cut (flaky, or dependent on the observation requests sent)."""
+    kind: str = "divergence"
+    """``divergence`` (a reply or the state differs from the oracle's), or the adapter failure
+    that ended the example: ``crash``, ``timeout``, ``extra-reply`` (more reply lines than
+    requests), ``invalid-json``, ..."""
+
+    @property
+    def adapter_failure(self) -> bool:
+        return self.kind != "divergence"
 
 
 class DivergenceError(AssertionError):
@@ -72,6 +80,10 @@ class RunContext:
     SPEC.md 1.4's declared difference (`declared_difference`) before they are sent."""
     steered: int = 0
     """Number literals replaced by that steering over the run."""
+    examples_done: int = 0
+    """Examples finished so far (random, edge-sweep and aimed ones alike)."""
+    watch: Callable[[RunContext], None] | None = None
+    """Called after every example (progress, and the partial result of an interrupted run)."""
     first_failure: Divergence | None = None
     """The first divergence of the run, kept whatever Hypothesis's replays do next (`failure`
     is the last example's, None when the final replay passed: a flaky implementation)."""

@@ -115,7 +115,12 @@ class ExploreMachine(WholeProtocolRules, GenerationEdgeRules):
 
     def teardown(self) -> None:
         """The end of the example: the full observable state, and whatever is outstanding."""
-        self.observer.finish()
+        try:
+            self.observer.finish()
+        finally:
+            self.ctx.examples_done += 1
+            if self.ctx.watch is not None:
+                self.ctx.watch(self.ctx)
 
     def _gen(self) -> int:
         return self.world.generation()

@@ -136,6 +136,7 @@ class Observer:
         self._last_expected: list[Reply | None] = [None] * len(OBSERVATION)
         self._last_seen = [0] * len(OBSERVATION)
         self._failure = ""
+        self._failure_kind = "no-reply"
         self._received = 0
         self.failed = False
 
@@ -221,7 +222,9 @@ class Observer:
             reason = self._resynchronize(owed - self._received)
             if reason is None or self.ctx.failure is None:
                 raise
-            self.ctx.diverged(dataclasses.replace(self.ctx.failure, reason=reason))
+            self.ctx.diverged(
+                dataclasses.replace(self.ctx.failure, reason=reason, kind="extra-reply")
+            )
             raise DivergenceError(reason) from err
         self._outstanding = owed - self._received
 
@@ -239,13 +242,15 @@ class Observer:
             return None
         return f"{shifted}; first visible as: {self.ctx.failure.reason}"
 
-    def _fail(self, reason: str, observation: list[StepRecord]) -> None:
+    def _fail(self, reason: str, observation: list[StepRecord], kind: str = "divergence") -> None:
+        """Record the divergence (``kind``: or the adapter failure, `Divergence.kind`) and end
+        the example."""
         self.failed = True
         announce, self.ctx.on_divergence = self.ctx.on_divergence, None
         if announce is not None:
             announce()
         self.ctx.diverged(
-            Divergence(tuple(self.log), tuple(observation), reason, tuple(self.exchange))
+            Divergence(tuple(self.log), tuple(observation), reason, tuple(self.exchange), kind=kind)
         )
         raise DivergenceError(reason)
 
@@ -254,7 +259,7 @@ class Observer:
         try:
             return self._sut.receive()
         except SutFailure as err:
-            self._failure = str(err)
+            self._failure, self._failure_kind = str(err), err.kind
             return None
 
     def _check(self, entry: _Entry) -> None:
@@ -264,7 +269,9 @@ class Observer:
             reply = self._receive()
             if expected is None:  # the reset: its reply is not compared
                 if reply is None:
-                    self._fail(f"no usable reply to reset: {self._failure}", [])
+                    self._fail(
+                        f"no usable reply to reset: {self._failure}", [], kind=self._failure_kind
+                    )
             else:
                 code = self._check_reply(request, expected, reply)
         actual = [self._receive() for _ in entry.items]
@@ -295,8 +302,10 @@ class Observer:
                     else ("the end of the example" if request is None else op_name(request))
                 )
                 self._fail(
-                    f"observable state differs after {after} ({OBSERVATION[i]['op']} {where})",
+                    f"observable state differs after {after} ({OBSERVATION[i]['op']} {where})"
+                    + ("" if bare is not None else f": {self._failure}"),
                     records,
+                    kind="divergence" if bare is not None else self._failure_kind,
                 )
             frame = code != "ok" and self._last_ok <= self._last_seen[i]
             if frame and not same_json(bare, self._last_actual[i]):
@@ -318,12 +327,17 @@ class Observer:
 
     def _check_probe(self, reply: Reply | None) -> None:
         if reply is None:
-            self._fail(f"no usable reply to the end-of-example hello: {self._failure}", [])
+            self._fail(
+                f"no usable reply to the end-of-example hello: {self._failure}",
+                [],
+                kind=self._failure_kind,
+            )
         elif reply.get("ok") is not True or reply.get("protocol") != 1:
             self._fail(
                 "the sync probe hello at the end of the example got a reply that is not a hello "
                 "reply: the adapter wrote more reply lines than it received requests",
                 [],
+                kind="extra-reply",
             )
 
     def _check_reply(self, request: Reply | RawLine, expected: Reply, actual: Reply | None) -> str:
@@ -331,7 +345,7 @@ class Observer:
         self.log.append(record)
         self.exchange.append(record)
         if actual is None:
-            self._fail(f"no usable reply: {self._failure}", [])
+            self._fail(f"no usable reply: {self._failure}", [], kind=self._failure_kind)
         assert actual is not None
         self.ctx.steps_run += 1
         code = outcome(expected)

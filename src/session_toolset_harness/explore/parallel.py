@@ -22,23 +22,33 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import multiprocessing.connection
 import os
 import queue
 import signal
+import threading
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..corpus.dsl import DECLARED_DIFFERENCE
+from ..interrupt import Interrupted, raising_on_signals
 from ..trace.record import TraceWriter
 from . import condition_gate, coverage
+from .context import RunContext
 from .prng_engine import DEFAULT_ENGINE
-from .run import ExploreResult, explore
+from .run import ExploreResult, explore, partial_result
 from .sut import REQUEST_TIMEOUT_SECONDS, AdapterSut, InProcessSut, RecordingSut, Sut, SutFailure
 
 POLL_SECONDS = 0.5
+PROGRESS_SECONDS = 0.5
+"""How often a worker reports its examples finished."""
+STOP_SECONDS = 5.0
+"""How long a stopped worker may take to send what it found and exit before it is killed."""
+EXIT_ORPHANED = 3
+"""A worker's exit status when its parent died without stopping it."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +119,8 @@ class PlanResult:
     wall_seconds: float
     runs: list[StreamRun] = field(default_factory=list)
     failing_stream: int | None = None
+    signal: int | None = None
+    """The signal (SIGINT, SIGTERM) that interrupted the run: the result is partial."""
 
     @property
     def steps_per_second(self) -> float:
@@ -119,21 +131,48 @@ def make_sut(adapter: Sequence[str] | None, timeout: float = REQUEST_TIMEOUT_SEC
     return InProcessSut() if adapter is None else AdapterSut(list(adapter), timeout)
 
 
-def _one_stream(plan: Plan, stream: int, round_: int, found: Any, suts: list[Sut]) -> ExploreResult:
+Watch = Callable[[int, RunContext], None]
+"""Told the stream and its context after each example (progress)."""
+
+
+def _one_stream(
+    plan: Plan, stream: int, round_: int, found: Any, suts: list[Sut], watch: Watch | None = None
+) -> tuple[ExploreResult, int | None]:
+    """One stream's result, and the signal that interrupted it (its result then partial)."""
     seed = plan.stream_seed(stream, round_)
     sut = make_sut(plan.adapter, plan.timeout)
     suts.append(sut)
     with contextlib.ExitStack() as stack:
+        target: Sut = sut
         if plan.record is not None:
             out = stack.enter_context(open(plan.record, "a", encoding="utf-8"))
-            sut = RecordingSut(sut, TraceWriter(out), f"seed {seed}/")
-        return _explore_stream(plan, stream, seed, found, sut)
+            target = RecordingSut(sut, TraceWriter(out), f"seed {seed}/")
+        return _explore_stream(plan, stream, round_, found, sut, target, watch)
 
 
-def _explore_stream(plan: Plan, stream: int, seed: int, found: Any, sut: Sut) -> ExploreResult:
+def _explore_stream(
+    plan: Plan,
+    stream: int,
+    round_: int,
+    found: Any,
+    sut: Sut,
+    target: Sut,
+    watch: Watch | None,
+) -> tuple[ExploreResult, int | None]:
+    """`_one_stream` on ``target`` (``sut`` itself, or ``sut`` recorded by ``--record``)."""
+    seed = plan.stream_seed(stream, round_)
+    live: list[RunContext] = []
+    started = time.perf_counter()
+
+    def seen(ctx: RunContext) -> None:
+        if not live:
+            live.append(ctx)
+        if watch is not None:
+            watch(stream, ctx)
+
     try:
         return explore(
-            sut,
+            target,
             examples=plan.stream_examples(stream),
             steps=plan.steps,
             seed_value=seed,
@@ -143,28 +182,65 @@ def _explore_stream(plan: Plan, stream: int, seed: int, found: Any, sut: Sut) ->
             min_hits=plan.min_hits,
             engine=plan.engine,
             steer_declared=plan.steer_declared,
-        )
+            watch=seen,
+        ), None
     except SutFailure as err:
-        return ExploreResult(Counter(), None, 0, 0.0, 0.0, seed, {}, f"the adapter failed: {err}")
+        failed = ExploreResult(Counter(), None, 0, 0.0, 0.0, seed, {}, f"the adapter failed: {err}")
+        return failed, None
+    except Interrupted as stop:
+        _kill(sut)
+        seconds = time.perf_counter() - started
+        if not live:
+            return _stopped(plan, stream, round_), stop.signum
+        return partial_result(live[0], seed, seconds), stop.signum
     finally:
         sut.close()
 
 
-def _worker(plan: Plan, stream: int, round_: int, events: Any) -> None:
-    """A worker process: one stream of one round; its result goes back through ``events``.
+def _kill(sut: Sut) -> None:
+    if isinstance(sut, AdapterSut):
+        sut.process.kill()
 
-    SIGTERM (another worker diverged) kills its adapter process and ends it at once."""
-    suts: list[Sut] = []
 
-    def stop(_signum: int, _frame: object) -> None:
-        for sut in suts:
+def _watch_parent(suts: list[Sut]) -> None:
+    """In a worker: when the parent process is gone (killed without stopping its workers),
+    kill this worker's adapter processes and exit."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def wait() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        for sut in list(suts):
             if isinstance(sut, AdapterSut):
-                sut.process.kill()
-        os._exit(0)
+                sut.process.kill_now()
+        os._exit(EXIT_ORPHANED)
 
-    signal.signal(signal.SIGTERM, stop)
+    threading.Thread(target=wait, name="watch-parent", daemon=True).start()
+
+
+def _worker(plan: Plan, stream: int, round_: int, events: Any) -> None:
+    """A worker process: one stream of one round; its result goes back through ``events``,
+    and its progress every `PROGRESS_SECONDS`.
+
+    SIGTERM (another worker diverged, or the run was interrupted) kills its adapter process and
+    sends back what the stream found so far; SIGINT is left to the parent (a Ctrl-C reaches
+    every process of the terminal's foreground group), which then stops the workers."""
+    suts: list[Sut] = []
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _watch_parent(suts)
+    last = [0.0]
+
+    def progress(g: int, ctx: RunContext) -> None:
+        now = time.monotonic()
+        if now - last[0] >= PROGRESS_SECONDS:
+            last[0] = now
+            events.put(("progress", g, ctx.examples_done, ctx.steps_run))
+
+    signum: int | None = None
     try:
-        result = _one_stream(plan, stream, round_, events, suts)
+        with raising_on_signals(signals=(signal.SIGTERM,)):
+            result, signum = _one_stream(plan, stream, round_, events, suts, progress)
     except Exception as err:  # report, never die silently: the parent waits for "done"
         result = ExploreResult(
             Counter(),
@@ -176,17 +252,26 @@ def _worker(plan: Plan, stream: int, round_: int, events: Any) -> None:
             {},
             f"worker {stream} failed: {type(err).__name__}: {err}",
         )
-    events.put(("done", stream, result))
+    events.put(("done", stream, result, signum))
+    events.close()
+    events.join_thread()
 
 
 def _stopped(plan: Plan, stream: int, round_: int) -> ExploreResult:
     return ExploreResult(Counter(), None, 0, 0.0, 0.0, plan.stream_seed(stream, round_), {})
 
 
-def _round_in_workers(plan: Plan, round_: int) -> dict[int, tuple[ExploreResult, bool]]:
-    """One round, one worker process per stream.  At the first divergence announced, every
-    other worker still running is stopped (its coverage is lost: the verdict is decided); the
-    finder goes on to shrink."""
+Progress = Callable[[int], None]
+"""Told the examples finished so far in the current round, over all streams."""
+
+
+def _round_in_workers(
+    plan: Plan, round_: int, progress: Progress | None = None
+) -> tuple[dict[int, tuple[ExploreResult, bool]], int | None]:
+    """One round, one worker process per stream, and the signal that interrupted it, if one
+    did (every worker is then stopped, and what each found so far comes back).  At the first
+    divergence announced, every other worker still running is stopped (its coverage is lost:
+    the verdict is decided); the finder goes on to shrink."""
     context = multiprocessing.get_context("spawn")
     events = context.Queue()
     workers = {
@@ -197,6 +282,8 @@ def _round_in_workers(plan: Plan, round_: int) -> dict[int, tuple[ExploreResult,
         process.start()
     done: dict[int, tuple[ExploreResult, bool]] = {}
     finders: set[int] = set()
+    examples = dict.fromkeys(workers, 0)
+    signum: int | None = None
 
     def stop_others() -> None:
         for h, process in workers.items():
@@ -204,6 +291,20 @@ def _round_in_workers(plan: Plan, round_: int) -> dict[int, tuple[ExploreResult,
                 process.terminate()
                 process.join(timeout=10.0)
                 done[h] = (_stopped(plan, h, round_), True)
+
+    def take(message: tuple[Any, ...]) -> None:
+        if message[0] == "progress":
+            examples[message[1]] = message[2]
+            if progress is not None:
+                progress(sum(examples.values()))
+        elif message[0] == "found":
+            finders.add(message[1])
+            stop_others()
+        elif message[1] not in done:
+            _, g, result, _signal = message
+            done[g] = (result, False)
+            if result.failure is not None or result.error is not None:
+                stop_others()
 
     try:
         while len(done) < len(workers):
@@ -217,36 +318,55 @@ def _round_in_workers(plan: Plan, round_: int) -> dict[int, tuple[ExploreResult,
                         failed.error = error
                         done[g] = (failed, False)
                 continue
-            if message[0] == "found":
-                finders.add(message[1])
-                stop_others()
-            elif message[1] not in done:
-                _, g, result = message
-                done[g] = (result, False)
-                if result.failure is not None or result.error is not None:
-                    stop_others()
+            take(message)
+    except Interrupted as stop:
+        signum = stop.signum
+        for process in workers.values():
+            if process.is_alive():
+                process.terminate()  # the worker kills its adapter and sends what it found
+        deadline = time.monotonic() + STOP_SECONDS
+        while len(done) < len(workers) and time.monotonic() < deadline:
+            try:
+                message = events.get(timeout=POLL_SECONDS)
+            except queue.Empty:
+                if not any(p.is_alive() for g, p in workers.items() if g not in done):
+                    break
+                continue
+            if message[0] == "done" and message[1] not in done:
+                done[message[1]] = (message[2], True)
+        for g in workers:
+            done.setdefault(g, (_stopped(plan, g, round_), True))
     finally:
         for process in workers.values():
-            process.join(timeout=10.0)
+            process.join(timeout=STOP_SECONDS)
             if process.is_alive():
-                process.terminate()
+                process.kill()
                 process.join(timeout=5.0)
-    return done
+    return done, signum
 
 
-def run_plan(plan: Plan) -> PlanResult:
-    """Every round of every stream of ``plan``; stops at the first divergence or error, or when
-    the coverage minimum is met on the merged table."""
+def run_plan(plan: Plan, progress: Progress | None = None) -> PlanResult:
+    """Every round of every stream of ``plan``; stops at the first divergence or error, when
+    the coverage minimum is met on the merged table, or at SIGINT/SIGTERM (inside
+    `interrupt.raising_on_signals`: the result is then what the streams found so far, with
+    ``signal`` set).  ``progress``: told the examples finished in the current round."""
     started = time.perf_counter()
     total = ExploreResult(Counter(), None, 0, 0.0, 0.0, plan.seed, {})
     runs: list[StreamRun] = []
     failing: int | None = None
+    signum: int | None = None
     for round_ in range(plan.round_count):
         if plan.total_streams == 1:
             g = plan.streams()[0]
-            results = {g: (_one_stream(plan, g, round_, None, []), False)}
+
+            def watch(_stream: int, ctx: RunContext) -> None:
+                if progress is not None:
+                    progress(ctx.examples_done)
+
+            result, signum = _one_stream(plan, g, round_, None, [], watch)
+            results = {g: (result, signum is not None)}
         else:
-            results = _round_in_workers(plan, round_)
+            results, signum = _round_in_workers(plan, round_, progress)
         for g in sorted(results):
             result, stopped = results[g]
             runs.append(
@@ -280,7 +400,7 @@ def run_plan(plan: Plan) -> PlanResult:
                 total.error = f"stream {g} (seed {result.seed}): {result.error}"
         if total.failure is None:
             total.seed = plan.stream_seed(plan.streams()[-1], round_)
-        if total.failure is not None or total.error is not None:
+        if total.failure is not None or total.error is not None or signum is not None:
             break
         if not coverage.missing(total.coverage, plan.min_hits) and not (
             plan.min_hits and condition_gate.missing(total.conditions)
@@ -288,4 +408,4 @@ def run_plan(plan: Plan) -> PlanResult:
             break
     wall = time.perf_counter() - started
     total.seconds = wall
-    return PlanResult(total, wall, runs, failing)
+    return PlanResult(total, wall, runs, failing, signum)

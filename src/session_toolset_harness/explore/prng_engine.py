@@ -40,6 +40,7 @@ from typing import Any, Final
 
 from hypothesis.stateful import MultipleResults, RuleBasedStateMachine, VarReference
 
+from ..interrupt import Interrupted
 from .hypothesis_private import (
     COLLECTION_DEFAULT_MAX_SIZE,
     BuildContext,
@@ -284,6 +285,8 @@ def run_example(machine: Any, rng: random.Random, steps: int) -> int:
             if rule.targets:
                 values = result.values if isinstance(result, MultipleResults) else [result]
                 machine._add_results_to_targets(rule.targets, values)
+    except Interrupted:
+        raise  # SIGINT/SIGTERM: stop now; a teardown would wait for the replies still owed
     except BaseException:
         # What the rule raised is the example's outcome: a teardown that then fails (an
         # implementation interrupted mid-operation by Ctrl-C no longer matches the model)

@@ -46,7 +46,7 @@ def replay(sut: Sut, requests: list[Any]) -> Divergence | None:
             actual: Reply | None = sut.send(request)
         except SutFailure as err:
             records.append(StepRecord(request, expected, None))
-            return Divergence(tuple(records), (), f"no usable reply: {err}")
+            return Divergence(tuple(records), (), f"no usable reply: {err}", kind=err.kind)
         records.append(StepRecord(request, expected, actual))
         found = first_difference(expected, actual)
         if found is not None:
@@ -54,10 +54,11 @@ def replay(sut: Sut, requests: list[Any]) -> Divergence | None:
         observed = []
         for probe in OBSERVATION:
             want = world.handle(probe)
+            kind = "divergence"
             try:
                 got: Reply | None = sut.send(probe)
-            except SutFailure:
-                got = None
+            except SutFailure as err:
+                got, kind = None, err.kind
             observed.append(StepRecord(probe, want, got))
             diff = None if got is None else first_difference(want, got)
             if got is None or diff is not None:
@@ -66,6 +67,7 @@ def replay(sut: Sut, requests: list[Any]) -> Divergence | None:
                     tuple(records),
                     tuple(observed),
                     f"observable state differs after {op_name(request)} ({probe['op']} {where})",
+                    kind=kind,
                 )
     return None
 

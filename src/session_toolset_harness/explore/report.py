@@ -17,6 +17,7 @@ profile with one, the condition gate (`condition_gate`: every outcome not proved
 from __future__ import annotations
 
 import json
+import signal
 import xml.etree.ElementTree as ET
 from collections import Counter
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ FORMAT = "session-toolset explore report"
 FORMAT_VERSION = 3
 """3: the common envelope (`envelope`), ``profile`` renamed ``budget``, the divergence's
 shrunk sequence as text and the declared-difference steering; 2 added the condition table."""
-VERDICTS = ("pass", "divergence", "error", "coverage")
+VERDICTS = ("pass", "divergence", "error", "coverage", "incomplete")
 
 
 class ReportError(ValueError):
@@ -60,10 +61,13 @@ def build(
 ) -> dict[str, Any]:
     result = outcome.result
     failure = result.failure
+    stopped = None if outcome.signal is None else f"interrupted by {_signal_name(outcome.signal)}"
     if failure is not None:
         verdict = "divergence"
     elif result.error is not None:
         verdict = "error"
+    elif stopped is not None:
+        verdict = "incomplete"
     elif plan.shard[1] == 1 and plan.min_hits and _short(result.coverage, result.conditions, plan):
         verdict = "coverage"
     else:
@@ -77,7 +81,8 @@ def build(
         result.steered,
     )
     return {
-        **envelope("explore", FORMAT_VERSION, verdict, counts),
+        **envelope("explore", FORMAT_VERSION, verdict, counts, complete=stopped is None),
+        "stopped": stopped,
         "adapter": adapter,
         "budget": budget,
         "exclude_tags": list(plan.exclude_tags),
@@ -95,11 +100,11 @@ def build(
         "swept_examples": result.swept,
         "wall_seconds": round(outcome.wall_seconds, 3),
         "cpu_seconds": round(result.cpu_seconds, 3),
-        "verdict": verdict,
         "error": result.error,
         "divergence": None
         if failure is None
         else {
+            "kind": failure.kind,
             "reason": failure.reason,
             "seed": result.seed,
             "stream": outcome.failing_stream,
@@ -236,6 +241,11 @@ class Merged:
     def ok(self) -> bool:
         return not self.problems and not self.short and not self.unseen
 
+    @property
+    def complete(self) -> bool:
+        """Every merged report covers its whole shard (none was interrupted)."""
+        return all(r.get("complete", True) for _, r in self.reports)
+
     def divergences(self) -> list[tuple[Path, dict[str, Any]]]:
         return [(p, r["divergence"]) for p, r in self.reports if r["verdict"] == "divergence"]
 
@@ -243,6 +253,8 @@ class Merged:
     def verdict(self) -> str:
         if self.divergences():
             return "divergence"
+        if not self.complete:
+            return "incomplete"
         if self.problems:
             return "error"
         return "coverage" if self.short or self.unseen else "pass"
@@ -263,7 +275,8 @@ class Merged:
             sum(int(r["counts"]["steered"]) for _, r in self.reports),
         )
         return {
-            **envelope("explore", FORMAT_VERSION, self.verdict, counts),
+            **envelope("explore", FORMAT_VERSION, self.verdict, counts, complete=self.complete),
+            "stopped": next((r["stopped"] for _, r in self.reports if r.get("stopped")), None),
             **{key: first[key] for key in _PLAN_KEYS},
             "shard": [1, 1],
             "merged_from": [str(p) for p, _ in self.reports],
@@ -319,6 +332,8 @@ def merge(reports: list[tuple[Path, dict[str, Any]]]) -> Merged:
             )
         elif report["verdict"] == "error":
             problems.append(f"{path}: error: {report.get('error')}")
+        elif report["verdict"] == "incomplete":
+            problems.append(f"{path}: incomplete ({report.get('stopped')})")
         key = (
             report["adapter"],
             report["seed"],
@@ -408,6 +423,10 @@ def junit(report: dict[str, Any]) -> ET.Element:
         message = str(report["error"] or "; ".join(report["problems"]))
         error = ET.SubElement(case, "error", {"message": xml_safe(message[:1000])})
         error.text = xml_safe("\n".join([message, *report["problems"]]))
+    if report["verdict"] == "incomplete":  # interrupted: the streams above ran only partly
+        errors += 1
+        case = ET.SubElement(suite, "testcase", {"classname": "explore", "name": "run"})
+        ET.SubElement(case, "error", {"message": xml_safe(f"incomplete: {report['stopped']}")})
     if divergence is not None and not failures:  # a divergence of a stream not listed
         failures += 1
         case = ET.SubElement(suite, "testcase", {"classname": "explore", "name": "divergence"})
@@ -467,3 +486,10 @@ def markdown(report: dict[str, Any]) -> str:
         parts.append(f"### First problem{more}\n")
         parts.append(code_block(str(problems[0])))
     return "\n".join(parts)
+
+
+def _signal_name(signum: int) -> str:
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"

@@ -145,11 +145,15 @@ def explore(
     min_hits: int = 0,
     engine: str = DEFAULT_ENGINE,
     steer_declared: bool = False,
+    watch: Callable[[RunContext], None] | None = None,
 ) -> ExploreResult:
     """Run the machine against ``sut``; a divergence is returned, never raised.
 
     ``steer_declared``: steer every request off the number literals of SPEC.md 1.4's declared
     difference (``--exclude-tag declared-difference``; `RunContext.steer_declared`).
+
+    ``watch``: called with the run's context once before the first example and after every
+    example (progress; the caller keeps the context to report a run interrupted midway).
 
     ``engine``: ``prng`` (`prng_engine`, the default: the machine's rules and strategies over a
     seeded PRNG; a divergence is shrunk by `reduce` alone) or ``hypothesis`` (Hypothesis's
@@ -179,6 +183,9 @@ def explore(
     ctx = RunContext(sut, digests, pipeline=pipeline, window=window)
     ctx.steer_declared = steer_declared
     ctx.on_divergence = on_divergence
+    ctx.watch = watch
+    if watch is not None:
+        watch(ctx)
 
     def factory() -> ExploreMachine:
         return ExploreMachine(ctx)
@@ -228,7 +235,8 @@ def explore(
         # It did not happen again when Hypothesis replayed the example (its Flaky error, or a
         # replay that passed): report the first divergence, as it happened.
         ctx.failure, error = _as_flaky(sut, ctx.first_failure, error), None
-    elif shrink and ctx.failure is not None and error is None:
+    elif shrink and ctx.failure is not None and error is None and ctx.failure.kind != "timeout":
+        # (a timeout is reported as found: every replay would wait the timeout out again)
         reduced = reduce(sut, ctx.failure)  # drop requests that do not matter
         ctx.failure = _literal(sut, ctx.failure) if reduced is ctx.failure else reduced
     return ExploreResult(
@@ -368,3 +376,18 @@ def explore_rounds(
             break
     assert total is not None
     return total
+
+
+def partial_result(ctx: RunContext, seed_value: int, seconds: float) -> ExploreResult:
+    """What a run interrupted midway had found: its coverage, steps and any divergence (not
+    shrunk)."""
+    return ExploreResult(
+        ctx.coverage,
+        ctx.first_failure,
+        ctx.steps_run,
+        seconds,
+        0.0,
+        seed_value,
+        ctx.digests,
+        conditions=ctx.conditions,
+    )

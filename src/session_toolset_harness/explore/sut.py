@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from session_toolset.adapter import World, handle_line
 
-from ..conform.client import AdapterProcess, ExchangeError
+from ..conform.client import AdapterProcess, ExchangeError, stderr_summary
 from ..conform.client import Reply as ReplyLine
 from ..conform.jsonio import encode_line
 from ..trace.record import TraceWriter
@@ -34,7 +34,12 @@ every `receive`, whatever it holds): one thread hand-over per step cost more tha
 
 
 class SutFailure(Exception):
-    """The system under test gave no usable reply (crash, hang, not a JSON object)."""
+    """The system under test gave no usable reply (crash, hang, not a JSON object); ``kind``
+    names which (``crash``, ``timeout``, ``invalid-json``, ... as `ExchangeError` does)."""
+
+    def __init__(self, message: str, kind: str = "no-reply") -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 class Sut(Protocol):
@@ -115,8 +120,11 @@ class AdapterSut:
 
     def _value(self, result: ReplyLine | ExchangeError) -> Reply:
         if isinstance(result, ExchangeError):
-            tail = self.process.stderr_text()[-500:]
-            raise SutFailure(f"{result.kind}: {result.message}" + (f"\n{tail}" if tail else ""))
+            tail = stderr_summary(self.process.stderr_text())
+            where = (
+                f"; adapter stderr ends: {tail}" if tail else "; nothing on the adapter's stderr"
+            )
+            raise SutFailure(f"{result.kind}: {result.message}{where}", result.kind)
         return dict(result.value)
 
     def submit(self, lines: Sequence[bytes]) -> None:

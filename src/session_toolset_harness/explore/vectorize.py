@@ -61,7 +61,7 @@ def failure_vector(
         "id": f"explore/divergence-seed-{seed}",
         "description": "Minimal failing sequence found by `session-toolset explore` "
         f"(seed {seed}): {failure.reason[:300]}. Expectations come from the model's oracle.",
-        "tags": ["explore", "divergence"],
+        "tags": ["explore", "divergence" if not failure.adapter_failure else failure.kind],
         "steps": vector_steps(records, None if preflight else digests),
     }
 
@@ -124,7 +124,7 @@ def describe(failure: Divergence) -> str:
     """The failing sequence as requests with expected vs actual replies."""
     if failure.flaky is not None:
         lines = [
-            f"divergence (flaky: not reproduced on replay): {failure.reason}",
+            f"{_what(failure)} (flaky: not reproduced on replay): {failure.reason}",
             f"replay: {failure.flaky}",
             "",
             "the operations of the example as it ran (after reset; not shrunk, and the "
@@ -132,11 +132,17 @@ def describe(failure: Divergence) -> str:
         ]
     elif failure.literal:
         lines = [
-            f"divergence: {failure.reason}",
+            f"{_what(failure)}: {failure.reason}",
             "(not reproduced by the operations alone: the vector is the exact exchange, "
             f"{len(failure.exchange)} requests)",
             "",
             "the operations of the example as it ran (after reset):",
+        ]
+    elif failure.adapter_failure:
+        lines = [
+            f"{_what(failure)}: {failure.reason}",
+            "",
+            "the sequence that led to it (after reset):",
         ]
     else:
         lines = [f"divergence: {failure.reason}", "", "minimal failing sequence (after reset):"]
@@ -163,3 +169,7 @@ def describe(failure: Divergence) -> str:
             lines.append("     (each observation matches the oracle, but the rejected step")
             lines.append("      changed the SUT's state: compare with the step before)")
     return "\n".join(lines)
+
+
+def _what(failure: Divergence) -> str:
+    return f"adapter failure ({failure.kind})" if failure.adapter_failure else "divergence"
