@@ -16,6 +16,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from harness.test_reports import assert_valid, load
 from session_toolset_model.world import World
 
 from session_toolset_harness.cli import main as cli_main
@@ -215,10 +216,11 @@ def test_partitions_have_their_own_worlds_and_reports_follow_the_schemas(
             str(xml),
         )
         assert status == 1, out
-        data = json.loads(report.read_text(encoding="utf-8"))
-        jsonschema.validate(data, schema("trace-report.schema.json"))
+        data = load(report)
+        assert_valid("trace", data)
         assert [(v["stream"], v["line"]) for v in data["violations"]] == [("s2", 5)]
-        assert data["complete"] and not data["ok"] and len(data["partitions"]) == 3
+        assert data["verdict"] == "violation" and data["mode"] == "complete"
+        assert data["counts"]["partitions"] == len(data["partitions"]) == 3
         suite = ET.parse(xml).getroot().find("testsuite")
         assert suite is not None
         assert (suite.get("tests"), suite.get("failures")) == ("3", "1")
@@ -297,7 +299,8 @@ def test_a_signal_stops_cleanly_with_a_partial_report(
     assert f"INCOMPLETE ({signum.name})" in out and "Traceback" not in err
     data = json.loads(report.read_text(encoding="utf-8"))
     assert data["interrupted"] == signum.name and not data["complete"]
-    assert 0 < data["checked"] < 20 * len(lines)
+    assert data["verdict"] == "interrupted"
+    assert 0 < data["counts"]["checked"] < 20 * len(lines)
     assert len(children) == int(jobs) - (jobs == "1")
     assert not [pid for pid in children if _alive(pid)]
 
