@@ -21,7 +21,7 @@ from session_toolset_model.world import World
 
 from session_toolset_harness.cli import main as cli_main
 
-from .support import by_stream, check, line, recorded_corpus
+from .support import by_stream, check, line, recorded_corpus, violations
 
 HELLO, RESET = {"op": "hello"}, {"op": "reset"}
 PARSE = {"op": "tool_id_parse", "raw": "a:b"}
@@ -73,7 +73,7 @@ def test_the_observed_reply_must_hold_the_whole_expected_reply(
     reply: dict[str, Any], caught: str | None
 ) -> None:
     result = check([*GOOD[:2], line(PARSE, reply)])
-    assert [v.path for v in result.violations] == ([] if caught is None else [caught])
+    assert [v.path for v in violations(result)] == ([] if caught is None else [caught])
 
 
 def test_a_violation_is_reported_with_line_op_section_and_both_replies(
@@ -390,4 +390,4 @@ def test_a_malformed_reset_is_checked_and_resets_nothing() -> None:
     empty = line({"op": "catalog_state"}, {"ok": True, "generation": 0, "records": []})
     result = check([*GOOD[:2], inserted, bad_reset, empty], keep_going=True)
     # the lone surrogate makes the line malformed: Protocol expected, and the catalog stays
-    assert [(v.line, v.path) for v in result.violations] == [(4, "$.ok"), (5, "$.generation")]
+    assert [(v.line, v.path) for v in violations(result)] == [(4, "$.ok"), (5, "$.generation")]
