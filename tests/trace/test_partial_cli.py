@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import signal
+import subprocess
+import sys
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -18,6 +22,7 @@ from session_toolset_harness.trace.logline import RecordedLine
 from session_toolset_harness.trace.partial import CATALOG_GROUP, HiddenStep
 
 from .partial_support import record, session, without
+from .test_cli import _alive, _children, _cpu_seconds
 from .test_partial import replay
 
 CATALOG = frozenset(CATALOG_GROUP)
@@ -185,3 +190,34 @@ def test_a_recorded_line_of_an_unrecorded_kind_is_exit_2(
     assert status == 2 and f"{log}:2: op 'catalog_insert' is recorded" in err
     # the same log is complete: with only the test seam unrecorded, it passes
     assert trace(capsys, "--partial", "catalog_set_generation", log)[0] == 0
+
+
+PROGRAM = (sys.executable, "-m", "session_toolset_harness.cli", "trace")
+
+
+@pytest.mark.parametrize(("jobs", "signum"), [("1", signal.SIGINT), ("2", signal.SIGTERM)])
+def test_a_signal_stops_a_partial_run_cleanly(
+    tmp_path: Path, jobs: str, signum: signal.Signals
+) -> None:
+    log_lines = without(FAITHFUL, CATALOG)
+    log = write(tmp_path / "l.jsonl", *(text(log_lines, f"s{n}") for n in range(200)))
+    report = tmp_path / "r.json"
+    process = subprocess.Popen(
+        [*PROGRAM, "--partial", "catalog", "--jobs", jobs, "--json", str(report), log],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60  # signal once the workers are solving, however loaded
+    while time.monotonic() < deadline and sum(map(_cpu_seconds, _children(process.pid))) < 0.5:
+        time.sleep(0.1)
+    children = _children(process.pid)
+    process.send_signal(signum)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 128 + signum, (out, err)
+    assert f"INCOMPLETE ({signum.name})" in out and err == ""
+    data = load(report)
+    assert (data["verdict"], data["complete"]) == ("interrupted", False)
+    assert 0 < data["counts"]["partitions"] < 200
+    assert len(children) == int(jobs)
+    assert not [pid for pid in children if _alive(pid)]

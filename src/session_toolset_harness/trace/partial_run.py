@@ -1,5 +1,6 @@
-"""``--partial``: a run's partitions checked by `partial.check_partial`, one after another or in
-``--jobs N`` worker processes.
+"""``--partial``: a run's partitions checked by `partial.check_partial` in ``--jobs N`` worker
+processes (one with ``--jobs 1``: in this process Z3 would take Ctrl-C for itself and only
+cancel a query).
 
 Partial mode re-reads windows of a partition's lines, so each partition's lines are held in
 memory (every log is read first, then the partitions are checked in the order they first
@@ -66,13 +67,15 @@ def _solve(job: tuple[Task, PartialSettings]) -> PartialVerdict:
 
 
 def _quiet_worker() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it terminates workers
+    """The parent decides: it ignores nothing, workers ignore Ctrl-C and end silently when the
+    parent terminates them (not with the parent's SIGTERM handler, inherited by the fork)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _verdicts(tasks: list[Task], settings: PartialSettings, jobs: int) -> Iterator[PartialVerdict]:
-    if jobs == 1 or len(tasks) <= 1:
-        for task in tasks:
-            yield _solve((task, settings))
+    """The partitions' verdicts, in order, solved in worker processes."""
+    if not tasks:
         return
     pool = multiprocessing.get_context("fork").Pool(min(jobs, len(tasks)), _quiet_worker)
     try:
