@@ -74,7 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         type=_jobs,
         default=1,
-        help="check partitions (stream keys) in N worker processes (default: 1, in-process)",
+        help="check partitions (stream keys) in N worker processes (default: 1; complete "
+        "mode then checks in this process)",
     )
     parser.add_argument("--json", metavar="FILE", type=Path, help="write a JSON report")
     parser.add_argument("--junit", metavar="FILE", type=Path, help="write a JUnit XML report")

@@ -109,8 +109,8 @@ def summary_line(result: TraceResult) -> str:
         text += f"; unchecked: {', '.join(unchecked)}"
     if result.stopped:
         text += "; stopped at the first violation (--keep-going lists all)"
-    if c.checked == 0 and result.interrupted is None and result.partial is None:
-        text += "; NOTHING CHECKED (no reset in any partition?)"
+    if c.checked == 0 and result.interrupted is None:
+        text += "; NOTHING CHECKED" + (" (no reset in any partition?)" * (result.partial is None))
     return text + f" ({result.seconds:.2f} s)"
 
 
