@@ -30,10 +30,13 @@ slot's kinds share their arguments (an upsert replacing nothing stands for an in
 models found, one with the fewest hidden steps is taken, so the concrete world drifts as little
 as possible from the runtime's.  Queries are fresh solvers with a fixed seed and a deterministic
 ``rlimit`` (`window.RLIMIT`), never a wall-clock timeout; ``unknown`` makes the verdict
-undecided, never consistent.  A
-consistent verdict always has a witness that was replayed concretely; an inconsistent one has an
-unsat proof.  Greedy choices (zero hidden steps while they suffice, the first model found) cost
-only time: every failure is re-examined from the exact start of the world before it is reported.
+undecided, never consistent.  A model that does not replay (the abstraction keeps a record's
+source trust, not its source) is blocked and another one asked for, `RETRIES` times.
+
+A consistent verdict always has a witness that was replayed concretely; an inconsistent one has
+an unsat proof.  Greedy choices (zero hidden steps while they suffice, the first model found)
+cost only time: every failure is re-examined from the exact start of the world before it is
+reported.
 """
 
 from __future__ import annotations
