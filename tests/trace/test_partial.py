@@ -201,6 +201,24 @@ def test_corpus_transcripts_without_their_catalog_changes_pass(name: str) -> Non
     assert replay(log, verdict.explanation) == []
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "catalog/upsert-rules.json",
+        "hazards/core.default_admits_denied.json",
+        "hazards/route.hands_out_stale.json",
+        "model-cex/atomic_batch.activate_model--schema_gen_per_grant.json",
+    ],
+)
+def test_corpus_transcripts_without_any_catalog_line_pass(name: str) -> None:
+    lines = record(vector_requests(name))
+    log = without(lines, CATALOG)
+    verdict = check_partial(log, CATALOG, burst(lines, CATALOG), explain=True)
+    assert verdict.consistent, verdict
+    assert verdict.explanation is not None
+    assert replay(log, verdict.explanation) == []
+
+
 def test_a_generated_long_session_without_its_catalog_lines_passes() -> None:
     requests: list[Request] = []
     for n in range(3):
