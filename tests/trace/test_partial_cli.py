@@ -221,3 +221,22 @@ def test_a_signal_stops_a_partial_run_cleanly(
     assert 0 < data["counts"]["partitions"] < 200
     assert len(children) == int(jobs)
     assert not [pid for pid in children if _alive(pid)]
+
+
+def test_an_op_of_any_json_value_is_checked_not_a_crash(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    protocol = {"ok": False, "error": "Protocol"}
+    odd: list[dict[str, Any]] = [
+        {"request": {"op": ["x"]}, "reply": protocol},
+        {"request": {"op": {"a": 1}}, "reply": {"ok": True}},  # never ok: malformed
+    ]
+    log = write(
+        tmp_path / "l.jsonl",
+        text(without(FAITHFUL, CATALOG)),
+        *(json.dumps(entry) + "\n" for entry in odd),
+    )
+    status, out, err = trace(capsys, "--partial", "catalog", log)
+    assert (status, err) == (1, "")
+    assert f"VIOLATION {log}:15: ? - no hidden history explains it" in out
+    assert "shortest unexplained window: line 15\n" in out

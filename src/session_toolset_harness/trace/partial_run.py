@@ -46,7 +46,7 @@ def read_partitions(names: Sequence[str], stdin: IO[str], unrecorded: frozenset[
         try:
             for stream, recorded in logline.read(source, name):
                 op = recorded.request.get("op")
-                if op in unrecorded:
+                if isinstance(op, str) and op in unrecorded:
                     raise LogLineError(
                         f"{name}:{recorded.line}: op {op!r} is recorded but --partial declares "
                         "it unrecorded"

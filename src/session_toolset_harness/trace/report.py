@@ -34,7 +34,7 @@ def _where(v: Violation | Unexplained) -> str:
 
 def violation_block(v: Violation | Unexplained) -> str:
     if isinstance(v, Unexplained):
-        lines = "line" if v.first_line == v.line else f"lines {v.first_line}-"
+        lines = "line " if v.first_line == v.line else f"lines {v.first_line}-"
         return (
             f"VIOLATION {_where(v)}: {v.op} - no hidden history explains it\n"
             f"  shortest unexplained window: {lines}{v.line}\n"
