@@ -15,7 +15,6 @@ alive after a grace period is terminated, so none outlives the command.
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
 import queue
 import signal
@@ -101,6 +100,13 @@ class _Pool:
     def send(self, index: int, message: object) -> None:
         self.inboxes[index].put(message)
 
+    def stop(self) -> None:
+        """Interrupted: pending batches are dropped, and nothing still queued for a worker may
+        keep the command from exiting (a worker that ended on SIGTERM reads no more)."""
+        self.buffers = [[] for _ in self.inboxes]
+        for inbox in self.inboxes:
+            inbox.cancel_join_thread()
+
     def flush(self, file: str) -> None:
         for index, batch in enumerate(self.buffers):
             if batch:
@@ -128,9 +134,13 @@ class _Pool:
     def finish(self, result: TraceResult) -> None:
         """Ask every worker to report and end; terminate any that does not within the grace."""
         deadline = time.monotonic() + GRACE_SECONDS
-        for inbox in self.inboxes:
-            with contextlib.suppress(queue.Full):
-                inbox.put(None, timeout=max(0.1, deadline - time.monotonic()))
+        for inbox, process in zip(self.inboxes, self.workers, strict=True):
+            while process.is_alive() and time.monotonic() < deadline:
+                try:  # a worker that ended on SIGTERM no longer reads its queue
+                    inbox.put(None, timeout=0.2)
+                    break
+                except queue.Full:
+                    continue
         self.drain(result, block=True)
         for process in self.workers:
             process.join(timeout=max(0.1, deadline - time.monotonic()))
@@ -159,8 +169,10 @@ def check_logs_parallel(
                     break
         except KeyboardInterrupt:
             result.interrupted = signal.SIGINT
+            pool.stop()
         except Interrupted as why:
             result.interrupted = why.signum
+            pool.stop()
         pool.finish(result)
     except BaseException:  # unusable input: no worker may outlive the command
         for process in pool.workers:
@@ -206,15 +218,18 @@ def _route_file(
                 pool.drain(result, block=False)
                 if result.violations and not keep_going:
                     result.stopped = True
-                    return
+                    break
             if progress is not None and result.lines_read % 4096 == 0:
                 progress(result.lines_read, len(result.violations))
+    except BaseException:
+        pool.stop()  # interrupted or unusable input: no worker is waited for
+        raise
     finally:
         if source is not stdin:
             source.close()
-        pool.flush(name)
-        for index in range(jobs):
-            pool.send(index, (name, None))
+    pool.flush(name)
+    for index in range(jobs):
+        pool.send(index, (name, None))
 
 
 def _numbered(source: IO[str], name: str) -> Any:
