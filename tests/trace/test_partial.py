@@ -251,3 +251,26 @@ def test_a_drift_denial_flipped_to_allowed_is_explained_by_no_drift() -> None:
     verdict = check_partial(without(log, CATALOG), CATALOG, 2, explain=True)
     assert verdict.consistent and verdict.explanation is not None
     assert replay(without(log, CATALOG), verdict.explanation) == []
+
+
+def _nested_extra(reply: dict[str, object]) -> dict[str, object]:
+    """``reply`` with a field the model does not produce, also inside its objects."""
+    inner = {k: {**v, "note": 1} if isinstance(v, dict) else v for k, v in reply.items()}
+    return {**inner, "trace_id": "t-1"}
+
+
+def test_partial_mode_compares_replies_by_complete_modes_rule() -> None:
+    # extra fields are allowed at every depth (as in complete mode), in the concrete replay and
+    # in the solver's window; a field the model produces is still required there
+    faithful = record(session("a", ["x", "y"]))
+    tagged = [dataclasses.replace(x, reply=_nested_extra(x.reply)) for x in faithful]
+    catalog = frozenset(CATALOG_GROUP)
+    assert check_partial(tagged, frozenset(), 0).consistent
+    assert check_partial(without(tagged, catalog), catalog, 2).consistent
+    basis = next(i for i, x in enumerate(tagged) if "catalog_generation" in str(x.reply))
+    reply = dict(tagged[basis].reply)
+    reply["basis"] = {"kind": "exact", "note": 1}
+    missing = list(tagged)
+    missing[basis] = dataclasses.replace(tagged[basis], reply=reply)
+    assert not check_partial(missing, frozenset(), 0).consistent
+    assert not check_partial(without(missing, catalog), catalog, 2).consistent

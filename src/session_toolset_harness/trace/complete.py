@@ -27,7 +27,7 @@ from typing import Any, Final
 from session_toolset_model.world import OutOfScope, World
 from session_toolset_model.world.json_text import INT_MAX, INT_MIN
 
-from ..conform.matcher import first_difference
+from ..conform.matcher import Mismatch, first_difference
 from .logline import RecordedLine
 from .sections import section
 
@@ -70,6 +70,19 @@ class Counts:
         self.checked += other.checked
         self.before_reset += other.before_reset
         self.open += other.open
+
+
+def reply_difference(expected: dict[str, Any], observed: dict[str, Any]) -> Mismatch | None:
+    """The first way ``observed`` is not the world's reply ``expected`` (None when it is): the
+    PROTOCOL.md subset rule with the whole expected reply.  Keys the world does not produce
+    (``message``, hello's ``implementation``, any diagnostic field) are allowed at every level;
+    lists compare element by element.  Both modes compare every reply with this rule."""
+    return first_difference(expected, observed)
+
+
+def agrees(expected: dict[str, Any], observed: object) -> bool:
+    """``observed`` is the world's reply ``expected`` (`reply_difference` finds nothing)."""
+    return first_difference(expected, observed) is None
 
 
 def _plain(value: object, depth: int) -> bool:
@@ -135,7 +148,7 @@ class Partition:
         if op == "reset" and expected.get("ok") is True:  # a malformed reset resets nothing
             self._world, self._open = world, False
         self.counts.checked += 1
-        found = first_difference(expected, recorded.reply)
+        found = reply_difference(expected, recorded.reply)
         if found is None:
             return None
         name = op if isinstance(op, str) else "?"

@@ -2,8 +2,9 @@
 
 A runtime often logs gate decisions and activations but not catalog changes.  `check_partial`
 decides whether some sequence of unrecorded catalog operations - at most ``max_hidden`` before
-each recorded line - explains every recorded reply (message text ignored), with the model's own
-transitions run over its Z3 interpretation (`window.Window`).
+each recorded line - explains every recorded reply (compared as complete mode compares, by
+`complete.agrees`), with the model's own transitions run over its Z3 interpretation
+(`window.Window`).
 
 How it stays fast (most lines never reach the solver):
 
@@ -53,9 +54,10 @@ from session_toolset_model.world.fields import Fields, ProtocolFault
 from session_toolset_model.world.identity import IdentityError, unclassified
 from session_toolset_model.world.protocol import RecordInfo
 
+from .complete import agrees
 from .logline import RecordedLine
 from .plan import Unsupported
-from .window import HIDDEN_KINDS, Window, same, strip
+from .window import HIDDEN_KINDS, Window
 
 CATALOG_GROUP = ("catalog_insert", "catalog_upsert", "catalog_remove", "catalog_rebase_past")
 """What ``--partial catalog`` names: SPEC.md's catalog mutations (the test seam
@@ -212,10 +214,7 @@ class _Checker:
                 if lines[i].request.get("op") == "reset":
                     start = i
                 self.snaps[i] = self.world.save()
-                if same(
-                    strip(lines[i].reply, lines[i].request.get("op")),
-                    self.world.handle(lines[i].request),
-                ):
+                if agrees(self.world.handle(lines[i].request), lines[i].reply):
                     i += 1
                     continue
                 self.world.restore(self.snaps[i])
@@ -274,10 +273,7 @@ class _Checker:
             if j > s:
                 snaps[j] = world.save()
             replayed = all(apply_hidden(world, step) for step in steps.get(j, []))
-            if not replayed or not same(
-                strip(self.lines[j].reply, self.lines[j].request.get("op")),
-                world.handle(self.lines[j].request),
-            ):
+            if not replayed or not agrees(world.handle(self.lines[j].request), self.lines[j].reply):
                 world.restore(self.snaps[s])
                 return False
         for j in range(s, i + 1):
@@ -405,7 +401,7 @@ def _fresh_value(sort: str, n: int) -> Any:
 
 def source_of(reply: Any) -> Source | None:
     """A SOURCE as a reply shows it (a builtin one without its name)."""
-    if same(reply, {"kind": "builtin"}):
+    if agrees({"kind": "builtin"}, reply):
         return Source("builtin", "", "hidden")
     try:
         return Fields({"s": reply}).source("s")
