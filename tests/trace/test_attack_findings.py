@@ -18,6 +18,7 @@ import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from session_toolset_harness.cli import main as cli_main
@@ -25,7 +26,7 @@ from session_toolset_harness.trace.partial import CATALOG_GROUP, check_partial
 
 from .partial_support import record, session, without
 from .support import check, line, recorded_corpus
-from .test_cli import GOOD, PARSE, _children, _cpu_seconds
+from .test_cli import GOOD, PARSE, _children, _cpu_seconds, schema
 
 CATALOG = frozenset(CATALOG_GROUP)
 
@@ -76,20 +77,26 @@ def test_partial_mode_allows_reply_fields_the_model_does_not_produce() -> None:
     assert check_partial(without(tagged, CATALOG), CATALOG, 2).consistent
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an unusable line (a truncated last line, as a crashed runtime leaves) ends the run "
-    "with exit 2 and throws away the violations already found: no VIOLATION block, no report",
-)
+@pytest.mark.parametrize("jobs", ["1", "2"])
 def test_an_unusable_last_line_does_not_hide_the_violations_found_before_it(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, jobs: str
 ) -> None:
     forged = line(PARSE, {"ok": True, "id": "a:c"})
     log = tmp_path / "l.jsonl"
     log.write_text("".join([*GOOD, forged]) + '{"request": {"op": "hello"}, "reply": {"ok": tr')
-    status, out, err = trace(capsys, str(log), "--keep-going")
+    report = tmp_path / "r.json"
+    status, out, err = trace(
+        capsys, str(log), "--keep-going", "--jobs", jobs, "--json", str(report)
+    )
     assert status == 2 and ":5: not JSON" in err  # still unusable input
+    assert err.count("\n") == 1 and "Traceback" not in err
     assert f"VIOLATION {log}:4" in out
+    assert "trace: INCOMPLETE (unusable line)" in out
+    written = json.loads(report.read_text(encoding="utf-8"))
+    assert (written["verdict"], written["complete"]) == ("unreadable", False)
+    assert [v["line"] for v in written["violations"]] == [4]
+    assert f"{log}:5: not JSON" in written["unreadable"]
+    jsonschema.Draft202012Validator(schema("trace-report.schema.json")).validate(written)
 
 
 @pytest.mark.xfail(

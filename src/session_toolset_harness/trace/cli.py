@@ -1,9 +1,10 @@
 """``session-toolset trace LOG...``: check recorded requests and replies against the model.
 
 Exit status: 0 every checked reply is the model's (partial mode: every partition explained),
-1 a violation, 2 a usage error or an unreadable log (one line on stderr), 3 partial mode could
-not decide a partition (and found no violation), 130 / 143 interrupted by Ctrl-C / SIGTERM (the
-reports written so far are marked incomplete).
+1 a violation, 2 a usage error or an unreadable log (one line on stderr; the violations found
+before an unusable line are still reported, and the reports written and marked incomplete), 3
+partial mode could not decide a partition (and found no violation), 130 / 143 interrupted by
+Ctrl-C / SIGTERM (the reports written so far are marked incomplete).
 """
 
 from __future__ import annotations
@@ -221,6 +222,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot write report: {err}") from None
     if result.interrupted is not None:
         return 128 + result.interrupted
+    if result.unreadable is not None:  # what it found is reported, but the log is unusable
+        raise UsageError(result.unreadable)
     if result.violations:
         return EXIT_VIOLATION
     return EXIT_UNDECIDED if result.undecided else EXIT_OK

@@ -165,7 +165,7 @@ def check_logs_parallel(
         try:
             for name in names:
                 _route_file(name, stdin, pool, jobs, result, progress, keep_going)
-                if result.stopped:
+                if result.stopped or result.unreadable is not None:
                     break
         except KeyboardInterrupt:
             result.interrupted = signal.SIGINT
@@ -174,7 +174,7 @@ def check_logs_parallel(
             result.interrupted = why.signum
             pool.stop()
         pool.finish(result)
-    except BaseException:  # unusable input: no worker may outlive the command
+    except BaseException:  # whatever went wrong, no worker may outlive the command
         for process in pool.workers:
             process.terminate()
             process.join(timeout=5.0)
@@ -196,33 +196,18 @@ def _route_file(
     progress: Progress | None,
     keep_going: bool,
 ) -> None:
-    source = logline.open_log(name, stdin)
-    owners: dict[str | None, int] = {}
-    number = 0
     try:
-        for text in _numbered(source, name):
-            number += 1
-            parsed = logline.parse(text, name, number)
-            if parsed is None:
-                continue
-            stream = parsed[0]
-            index = owners.get(stream)
-            if index is None:
-                index = owners[stream] = owner(name, stream, jobs)
-            buffer = pool.buffers[index]
-            buffer.append((number, text))
-            result.lines_read += 1
-            if len(buffer) >= BATCH:
-                pool.send(index, (name, buffer))
-                pool.buffers[index] = []
-                pool.drain(result, block=False)
-                if result.violations and not keep_going:
-                    result.stopped = True
-                    break
-            if progress is not None and result.lines_read % 4096 == 0:
-                progress(result.lines_read, len(result.violations))
+        source = logline.open_log(name, stdin)
+    except logline.LogLineError as err:
+        result.unreadable = str(err)
+        return
+    try:
+        try:
+            _route_lines(name, source, pool, jobs, result, progress, keep_going)
+        except logline.LogLineError as err:  # the lines before it are still checked
+            result.unreadable = str(err)
     except BaseException:
-        pool.stop()  # interrupted or unusable input: no worker is waited for
+        pool.stop()  # interrupted: no worker is waited for
         raise
     finally:
         if source is not stdin:
@@ -230,6 +215,40 @@ def _route_file(
     pool.flush(name)
     for index in range(jobs):
         pool.send(index, (name, None))
+
+
+def _route_lines(
+    name: str,
+    source: IO[str],
+    pool: _Pool,
+    jobs: int,
+    result: TraceResult,
+    progress: Progress | None,
+    keep_going: bool,
+) -> None:
+    owners: dict[str | None, int] = {}
+    number = 0
+    for text in _numbered(source, name):
+        number += 1
+        parsed = logline.parse(text, name, number)
+        if parsed is None:
+            continue
+        stream = parsed[0]
+        index = owners.get(stream)
+        if index is None:
+            index = owners[stream] = owner(name, stream, jobs)
+        buffer = pool.buffers[index]
+        buffer.append((number, text))
+        result.lines_read += 1
+        if len(buffer) >= BATCH:
+            pool.send(index, (name, buffer))
+            pool.buffers[index] = []
+            pool.drain(result, block=False)
+            if result.violations and not keep_going:
+                result.stopped = True
+                return
+        if progress is not None and result.lines_read % 4096 == 0:
+            progress(result.lines_read, len(result.violations))
 
 
 def _numbered(source: IO[str], name: str) -> Any:

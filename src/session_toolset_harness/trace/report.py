@@ -73,6 +73,8 @@ def limits_block(result: TraceResult) -> str:
 def verdict(result: TraceResult) -> str:
     if result.interrupted is not None:
         return f"INCOMPLETE ({signal.Signals(result.interrupted).name})"
+    if result.unreadable is not None:
+        return "INCOMPLETE (unusable line)"
     if result.violations:
         return "VIOLATION"
     return "UNDECIDED" if result.undecided else "consistent"
@@ -81,6 +83,8 @@ def verdict(result: TraceResult) -> str:
 def json_verdict(result: TraceResult) -> str:
     if result.interrupted is not None:
         return "interrupted"
+    if result.unreadable is not None:
+        return "unreadable"
     if result.violations:
         return "violation"
     return "undecided" if result.undecided else "pass"
@@ -109,7 +113,7 @@ def summary_line(result: TraceResult) -> str:
         text += f"; unchecked: {', '.join(unchecked)}"
     if result.stopped:
         text += "; stopped at the first violation (--keep-going lists all)"
-    if c.checked == 0 and result.interrupted is None:
+    if c.checked == 0 and result.interrupted is None and result.unreadable is None:
         text += "; NOTHING CHECKED" + (" (no reset in any partition?)" * (result.partial is None))
     return text + f" ({result.seconds:.2f} s)"
 
@@ -148,7 +152,7 @@ def build_json(result: TraceResult) -> dict[str, Any]:
             FORMAT_VERSION,
             json_verdict(result),
             counts,
-            complete=result.interrupted is None,
+            complete=result.interrupted is None and result.unreadable is None,
         ),
         "mode": "complete" if settings is None else "partial",
         "partial": None
@@ -161,6 +165,7 @@ def build_json(result: TraceResult) -> dict[str, Any]:
         "interrupted": (
             None if result.interrupted is None else signal.Signals(result.interrupted).name
         ),
+        "unreadable": result.unreadable,
         "stopped_at_first_violation": result.stopped,
         "seconds": round(result.seconds, 6),
         "logs": result.files,
@@ -183,13 +188,14 @@ def _failure_message(v: Violation | Unexplained) -> str:
 def build_junit(result: TraceResult) -> ET.Element:
     suites = ET.Element("testsuites")
     failing = sum(1 for p in result.partitions if p.violations)
-    errors = len(result.undecided) + (result.interrupted is not None)
+    incomplete = result.interrupted is not None or result.unreadable is not None
+    errors = len(result.undecided) + incomplete
     suite = ET.SubElement(
         suites,
         "testsuite",
         {
             "name": TOOL,
-            "tests": str(len(result.partitions) + (result.interrupted is not None)),
+            "tests": str(len(result.partitions) + incomplete),
             "failures": str(failing),
             "errors": str(errors),
             "skipped": "0",
@@ -223,11 +229,12 @@ def build_junit(result: TraceResult) -> ET.Element:
             ET.SubElement(
                 case, "error", {"message": xml_safe(u.reason)[:1000], "type": "undecided"}
             ).text = xml_safe(undecided_block(u) + limits_block(result))
-    if result.interrupted is not None:  # a partial report says so where CI dashboards look
+    if incomplete:  # a partial report says so where CI dashboards look
         case = ET.SubElement(suite, "testcase", {"classname": TOOL, "name": "(run)"})
-        ET.SubElement(
-            case, "error", {"message": "interrupted", "type": "incomplete"}
-        ).text = summary_line(result)
+        why = "interrupted" if result.unreadable is None else xml_safe(result.unreadable)[:1000]
+        ET.SubElement(case, "error", {"message": why, "type": "incomplete"}).text = xml_safe(
+            summary_line(result)
+        )
     return suites
 
 

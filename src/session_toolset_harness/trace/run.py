@@ -108,10 +108,18 @@ class TraceResult:
     """Set in partial mode."""
     undecided: list[Undecided] = field(default_factory=list)
     explanations: list[Explanation] = field(default_factory=list)
+    unreadable: str | None = None
+    """The unusable input that ended the run (`logline.LogLineError`'s message, naming the file
+    and line): the lines before it were checked, nothing after it."""
 
     @property
     def ok(self) -> bool:
-        return not self.violations and not self.undecided and self.interrupted is None
+        return (
+            not self.violations
+            and not self.undecided
+            and self.interrupted is None
+            and self.unreadable is None
+        )
 
     def add_partition(self, part: PartitionResult) -> None:
         self.partitions.append(part)
@@ -132,7 +140,8 @@ def check_logs(
     keep_going: bool,
     progress: Progress | None = None,
 ) -> TraceResult:
-    """Check every log in turn in this process; `logline.LogLineError` for unusable input."""
+    """Check every log in turn in this process, up to the first unusable line if any
+    (``unreadable``)."""
     result = TraceResult(list(names))
     started = time.monotonic()
     try:
@@ -140,6 +149,8 @@ def check_logs(
             _check_file(name, stdin, keep_going, result, progress)
             if result.stopped:
                 break
+    except logline.LogLineError as err:
+        result.unreadable = str(err)
     except KeyboardInterrupt:
         result.interrupted = signal.SIGINT
     except Interrupted as why:
