@@ -6,6 +6,7 @@ a failure per violation, an error per undecided partition)."""
 from __future__ import annotations
 
 import json
+import math
 import signal
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -174,8 +175,21 @@ def build_json(result: TraceResult) -> dict[str, Any]:
     }
 
 
+def _json_safe(value: Any) -> Any:
+    """``value`` with every non-finite number (an observed ``1e400`` reads as infinity) as the
+    string ``"Infinity"``, ``"-Infinity"`` or ``"NaN"``: JSON has no such number."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    return value
+
+
 def write_json(result: TraceResult, path: Path) -> None:
-    text = json.dumps(build_json(result), indent=2, ensure_ascii=True)
+    report = _json_safe(build_json(result))
+    text = json.dumps(report, indent=2, ensure_ascii=True, allow_nan=False)
     path.write_text(text + "\n", encoding="utf-8")
 
 
