@@ -123,12 +123,6 @@ def test_memory_stays_flat_when_a_log_of_many_short_sessions_grows_tenfold() -> 
     assert large < 2 * small, (small, large)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bytes that are not UTF-8 are reported at the wrong line (the text decoder fails on "
-    "a whole buffered chunk, before the lines in it are counted: line 215 for a bad byte on line "
-    "301), and with --jobs without a line number at all",
-)
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_not_utf8_names_the_line_it_is_on(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, jobs: str

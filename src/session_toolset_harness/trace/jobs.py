@@ -179,8 +179,9 @@ def check_logs_parallel(
             process.terminate()
             process.join(timeout=5.0)
         raise
-    if not keep_going and result.violations:
-        result.stopped = True
+    if not keep_going and result.violations:  # the reader may have read past the first one:
+        result.stopped = True  # an unusable line there is not reached by a run in one process
+        result.unreadable = None
     result.violations.sort(key=lambda v: (names.index(v.file), v.line))
     result.partitions.sort(key=lambda p: (names.index(p.file), p.stream or ""))
     result.seconds = time.monotonic() - started
