@@ -14,6 +14,7 @@ walkthroughs; ``/tmp/`` is a directory of the scratch one).
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import shlex
@@ -34,15 +35,6 @@ DOCS = ROOT / "docs"
 
 README_MAX_WORDS = 1_200
 DOCS_MAX_WORDS = 20_000
-
-# Files other branches add to docs/ while this one is written.  Links to them are tolerated
-# while they are missing; the integrator deletes this set once they are merged, after which
-# every link must resolve.
-PENDING_FILES = {
-    "docs/cli.md",
-    "docs/ci.md",
-    "docs/trace.md",
-}
 
 HISTORY = re.compile(
     r"\bissue\s+#?\d+"  # issue numbers
@@ -162,11 +154,9 @@ def broken_links(path: Path) -> list[str]:
             continue  # https:, mailto:
         file_part, _, anchor = target.partition("#")
         linked = (path.parent / file_part).resolve() if file_part else path
-        if not linked.exists():
-            if linked.is_relative_to(ROOT) and rel(linked) in PENDING_FILES:
-                continue
-            broken.append(target)
-        elif anchor and linked.suffix == ".md" and anchor not in anchors(linked):
+        if not linked.exists() or (
+            anchor and linked.suffix == ".md" and anchor not in anchors(linked)
+        ):
             broken.append(target)
     return broken
 
@@ -297,8 +287,8 @@ EXERCISES: dict[str, Exercise] = {
     ),
     "session-toolset prove --junit prove.xml": SMALL_PROOF,
     'session-toolset conform --adapter "./my-adapter" --junit conform.xml --json conform.json': RUN,
-    # `session-toolset trace` comes with docs/trace.md from another branch, with its own tests
-    "session-toolset trace recorded.jsonl": Exercise("pending"),
+    # README and docs/trace.md: the logs named are stand-ins in the scratch directory
+    "session-toolset trace recorded.jsonl": RUN,
     # docs/conformance.md
     'session-toolset conform --adapter "python3 my_adapter.py" '
     "--exclude-tag declared-difference": RUN,
@@ -349,6 +339,22 @@ EXERCISES: dict[str, Exercise] = {
     "python tools/explore_strength/find_rate.py --seeds 10": Exercise("help"),
     "python tools/explore_strength/rounds.py --seeds 10 --jobs 2": Exercise("help"),
     "python tools/explore_strength/shrink_size.py --seeds 5": Exercise("help"),
+    # docs/trace.md
+    "session-toolset trace session.jsonl": RUN,
+    "session-toolset trace --keep-going a.jsonl b.jsonl --json report.json --junit report.xml": RUN,
+    'session-toolset conform --adapter "node my-adapter.mjs" --record run.jsonl': Exercise(
+        "test", where="tests/trace/test_cli.py::test_adapter_record_and_conform_record_logs_pass"
+    ),
+    "session-toolset trace run.jsonl": Exercise(
+        "test", where="tests/trace/test_cli.py::test_adapter_record_and_conform_record_logs_pass"
+    ),
+    "session-toolset trace trace.jsonl --keep-going --jobs 2 --junit trace.xml --json trace.json": (
+        RUN
+    ),
+    "session-toolset trace --partial catalog --max-hidden 2 audit.jsonl": RUN,
+    "session-toolset trace --partial catalog_upsert,catalog_remove --max-hidden 1 --explain "
+    "changes.jsonl": RUN,
+    "python benchmarks/bench_trace_partial.py --lines 10000 --max-hidden 2": Exercise("help"),
     # docs/implementers.md
     'session-toolset conform --adapter "python3 docs/examples/adapter-minimal.py" '
     "-k identity/session-id": RUN,
@@ -445,7 +451,32 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     walkthroughs = ROOT / "src" / "session_toolset_harness" / "vectors" / "original"
     shutil.copytree(walkthroughs, home / "my-vectors")
     (home / "tmp").mkdir()
+    write_trace_logs(home)
     return home
+
+
+def write_trace_logs(home: Path) -> None:
+    """The logs docs/trace.md names: one recorded session, complete, and without its catalog
+    lines (``audit.jsonl``) or its catalog changes after start-up (``changes.jsonl``)."""
+    spec = importlib.util.spec_from_file_location(
+        "partial_support", ROOT / "tests" / "trace" / "partial_support.py"
+    )
+    assert spec is not None and spec.loader is not None
+    support: Any = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(support)
+    lines = support.record(support.session("a", ["x", "y"]))
+    catalog = frozenset({"catalog_insert", "catalog_upsert", "catalog_remove"})
+    logs = {
+        "audit.jsonl": support.without(lines, catalog),
+        "changes.jsonl": support.without(lines, frozenset({"catalog_upsert", "catalog_remove"})),
+    }
+    for name in ("session", "a", "b", "recorded", "trace"):
+        logs[f"{name}.jsonl"] = lines
+    for name, kept in logs.items():
+        (home / name).write_text(
+            "".join(json.dumps({"request": x.request, "reply": x.reply}) + "\n" for x in kept),
+            encoding="utf-8",
+        )
 
 
 def sandbox_env() -> dict[str, str]:

@@ -1,8 +1,8 @@
 """The envelope every ``--json`` report of ``session-toolset`` opens with.
 
-Whatever the command (``check``, ``prove``, ``conform``, ``explore``), a report is one JSON
-object whose first keys say what it is and how it ended, so a CI step can judge any of them the
-same way:
+Whatever the command (``check``, ``prove``, ``conform``, ``explore``, ``trace``), a report is
+one JSON object whose first keys say what it is and how it ended, so a CI step can judge any of
+them the same way:
 
 * ``format``: ``"session-toolset CMD report"``; ``format_version``: an integer raised whenever the
   report's own fields change incompatibly;

@@ -15,6 +15,7 @@ from typing import Any
 from session_toolset.adapter import World, handle_line
 from session_toolset_harness.conform import vectors
 from session_toolset_harness.conform.jsonio import encode_line
+from session_toolset_harness.trace.complete import Violation
 from session_toolset_harness.trace.record import TraceWriter
 from session_toolset_harness.trace.run import TraceResult, check_logs
 
@@ -78,6 +79,13 @@ class LineSource(io.StringIO):
 
 def check(lines: Iterator[str] | list[str], *, keep_going: bool = False) -> TraceResult:
     return check_logs(["-"], LineSource(lines), keep_going=keep_going)
+
+
+def violations(result: TraceResult) -> list[Violation]:
+    """A complete-mode run's violations (partial mode's are windows, never listed here)."""
+    found = [v for v in result.violations if isinstance(v, Violation)]
+    assert len(found) == len(result.violations)
+    return found
 
 
 def line(request: dict[str, Any], reply: dict[str, Any], **extra: Any) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 from session_toolset_harness.trace.complete import Partition
 from session_toolset_harness.trace.logline import RecordedLine
 
-from .support import by_stream, check, recorded_corpus
+from .support import by_stream, check, recorded_corpus, violations
 
 GATED = ("authorize", "authorize_wire", "activate", "activate_many", "activate_user")
 OUTCOMES = (*GATED, "activate_model")
@@ -115,7 +115,7 @@ def test_a_caught_mutation_names_the_op_the_section_and_both_replies() -> None:
     entry = json.loads(lines[index])
     forged = _accepted("authorize", entry["request"])
     result = check([*lines[:index], json.dumps({**entry, "reply": forged})])
-    (violation,) = result.violations
+    (violation,) = violations(result)
     assert violation.op == "authorize" and violation.section == "SPEC.md 4 Execution gate"
     assert violation.path == "$.ok" and violation.observed == forged
     assert violation.expected["ok"] is False and "message" not in violation.expected

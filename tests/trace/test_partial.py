@@ -101,16 +101,22 @@ def forged_authorization() -> list[RecordedLine]:
 
 
 def test_a_forged_authorization_no_catalog_change_explains_fails_with_its_window() -> None:
-    """Schema changes unrecorded (one per gap at most), inserts recorded: kept small for speed;
-    the same window comes out with inserts and upserts unrecorded and two steps per gap."""
+    """Every catalog line removed, two hidden steps per gap: the faithful log passes (above), the
+    forged one fails from the set's creation (empty core, nothing activated for y) to the forged
+    reply; any shorter window starts from a world where y may already be activated."""
+    verdict = check_partial(forged_authorization(), CATALOG, 2)
+    assert not verdict.consistent and verdict.undecided is None
+    assert verdict.window == (4, 8)
+    assert verdict.checked == 6  # reset, set_new, issue_grant, activate, authorize x, forged y
+
+
+def test_the_same_window_when_only_schema_changes_are_unrecorded() -> None:
     upserts = frozenset({"catalog_upsert"})
     forged = next(x.reply for x in forged_authorization() if x.line == 8)
     log = [dataclasses.replace(x, reply=forged) if x.line == 8 else x for x in FAITHFUL]
     assert check_partial(without(FAITHFUL, upserts), upserts, 1).consistent
     verdict = check_partial(without(log, upserts), upserts, 1)
     assert not verdict.consistent and verdict.undecided is None
-    # from the set's creation (empty core, nothing activated for y) to the forged reply; any
-    # shorter window starts from a world where y may already be activated
     assert verdict.window == (4, 8)
     assert verdict.checked == 8
 
@@ -195,6 +201,24 @@ def test_corpus_transcripts_without_their_catalog_changes_pass(name: str) -> Non
     assert replay(log, verdict.explanation) == []
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "catalog/upsert-rules.json",
+        "hazards/core.default_admits_denied.json",
+        "hazards/route.hands_out_stale.json",
+        "model-cex/atomic_batch.activate_model--schema_gen_per_grant.json",
+    ],
+)
+def test_corpus_transcripts_without_any_catalog_line_pass(name: str) -> None:
+    lines = record(vector_requests(name))
+    log = without(lines, CATALOG)
+    verdict = check_partial(log, CATALOG, burst(lines, CATALOG), explain=True)
+    assert verdict.consistent, verdict
+    assert verdict.explanation is not None
+    assert replay(log, verdict.explanation) == []
+
+
 def test_a_generated_long_session_without_its_catalog_lines_passes() -> None:
     requests: list[Request] = []
     for n in range(3):
@@ -215,3 +239,38 @@ def test_a_solver_that_gives_up_leaves_the_verdict_undecided(
     verdict = check_partial(without(FAITHFUL, CATALOG), CATALOG, 2)
     assert not verdict.consistent and verdict.window is None
     assert verdict.undecided is not None and "gave up" in verdict.undecided
+
+
+def test_a_drift_denial_flipped_to_allowed_is_explained_by_no_drift() -> None:
+    """What partial mode cannot conclude: with the schema change unrecorded, "the schema never
+    changed" explains an allowed call as well as the denial it replaced (complete mode, which
+    sees the change, rejects it)."""
+    allowed = {"ok": True, "tool": "mcp.srv:x", "basis": {"kind": "exact", "catalog_generation": 2}}
+    log = [dataclasses.replace(x, reply=allowed) if x.line == 10 else x for x in FAITHFUL]
+    assert not check_partial(log, frozenset(), 0).consistent
+    verdict = check_partial(without(log, CATALOG), CATALOG, 2, explain=True)
+    assert verdict.consistent and verdict.explanation is not None
+    assert replay(without(log, CATALOG), verdict.explanation) == []
+
+
+def _nested_extra(reply: dict[str, object]) -> dict[str, object]:
+    """``reply`` with a field the model does not produce, also inside its objects."""
+    inner = {k: {**v, "note": 1} if isinstance(v, dict) else v for k, v in reply.items()}
+    return {**inner, "trace_id": "t-1"}
+
+
+def test_partial_mode_compares_replies_by_complete_modes_rule() -> None:
+    # extra fields are allowed at every depth (as in complete mode), in the concrete replay and
+    # in the solver's window; a field the model produces is still required there
+    faithful = record(session("a", ["x", "y"]))
+    tagged = [dataclasses.replace(x, reply=_nested_extra(x.reply)) for x in faithful]
+    catalog = frozenset(CATALOG_GROUP)
+    assert check_partial(tagged, frozenset(), 0).consistent
+    assert check_partial(without(tagged, catalog), catalog, 2).consistent
+    basis = next(i for i, x in enumerate(tagged) if "catalog_generation" in str(x.reply))
+    reply = dict(tagged[basis].reply)
+    reply["basis"] = {"kind": "exact", "note": 1}
+    missing = list(tagged)
+    missing[basis] = dataclasses.replace(tagged[basis], reply=reply)
+    assert not check_partial(missing, frozenset(), 0).consistent
+    assert not check_partial(without(missing, catalog), catalog, 2).consistent

@@ -21,7 +21,13 @@ from referencing import Registry, Resource
 from session_toolset_harness.conform.matcher import child_path
 
 SCHEMA_NAMES: Final = ("vector", "request", "reply")
-REPORT_SCHEMA_NAMES: Final = ("conform-report", "explore-report", "prove-report", "check-report")
+REPORT_SCHEMA_NAMES: Final = (
+    "conform-report",
+    "explore-report",
+    "prove-report",
+    "check-report",
+    "trace-report",
+)
 """The ``--json`` report of each command (`envelope`): ``check``'s refers to ``prove``'s and
 ``conform``'s."""
 

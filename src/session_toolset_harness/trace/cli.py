@@ -1,8 +1,10 @@
 """``session-toolset trace LOG...``: check recorded requests and replies against the model.
 
-Exit status: 0 every checked reply is the model's, 1 a violation, 2 a usage error or an
-unreadable log (one line on stderr), 130 / 143 interrupted by Ctrl-C / SIGTERM (the reports
-written so far are marked incomplete).
+Exit status: 0 every checked reply is the model's (partial mode: every partition explained),
+1 a violation, 2 a usage error or an unreadable log (one line on stderr; the violations found
+before an unusable line are still reported, and the reports written and marked incomplete), 3
+partial mode could not decide a partition (and found no violation), 130 / 143 interrupted by
+Ctrl-C / SIGTERM (the reports written so far are marked incomplete).
 """
 
 from __future__ import annotations
@@ -18,10 +20,11 @@ from typing import NoReturn
 from ..envelope import check_writable
 from . import report
 from .logline import LogLineError
-from .run import Interrupted, Progress, TraceResult, check_logs
+from .run import Interrupted, PartialSettings, Progress, TraceResult, check_logs
 
 PROG = "session-toolset trace"
-EXIT_OK, EXIT_VIOLATION, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_VIOLATION, EXIT_USAGE, EXIT_UNDECIDED = 0, 1, 2, 3
+DEFAULT_MAX_HIDDEN = 2
 
 
 class UsageError(Exception):
@@ -43,6 +46,16 @@ def _jobs(text: str) -> int:
     return value
 
 
+def _bound(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more: {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
@@ -50,7 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
         '{"request": ..., "reply": ...} per line) against the model, from each partition\'s '
         "first reset on. Message text is never compared.",
         epilog="Exit status: 0 consistent, 1 a violation, 2 usage error or unreadable log, "
-        "130/143 interrupted (reports marked incomplete). See docs/trace.md.",
+        "3 partial mode could not decide, 130/143 interrupted (reports marked incomplete). "
+        "See docs/trace.md.",
     )
     parser.add_argument("logs", metavar="LOG", nargs="+", help="a log file, or - for stdin")
     parser.add_argument(
@@ -61,14 +75,57 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         type=_jobs,
         default=1,
-        help="check partitions (stream keys) in N worker processes (default: 1, in-process)",
+        help="check partitions (stream keys) in N worker processes (default: 1; complete "
+        "mode then checks in this process)",
     )
     parser.add_argument("--json", metavar="FILE", type=Path, help="write a JSON report")
     parser.add_argument("--junit", metavar="FILE", type=Path, help="write a JUnit XML report")
     parser.add_argument(
         "--quiet", action="store_true", help="print only violations and the summary line"
     )
+    partial = parser.add_argument_group(
+        "partial mode", "the log left some kinds of operation out: solve for them"
+    )
+    partial.add_argument(
+        "--partial",
+        metavar="KINDS",
+        help="comma-separated op names the log did not record; 'catalog' names the catalog "
+        "mutations (catalog_insert, catalog_upsert, catalog_remove, catalog_rebase_past)",
+    )
+    partial.add_argument(
+        "--max-hidden",
+        metavar="K",
+        type=_bound,
+        help=f"at most K unrecorded operations between two recorded lines "
+        f"(default: {DEFAULT_MAX_HIDDEN})",
+    )
+    partial.add_argument(
+        "--explain",
+        action="store_true",
+        help="print a history of unrecorded operations that explains each consistent partition",
+    )
     return parser
+
+
+def _partial_settings(args: argparse.Namespace) -> PartialSettings | None:
+    """``--partial``'s kinds and bound, checked before any log is read (None: complete mode)."""
+    if args.partial is None:
+        for flag, given in (
+            ("--max-hidden", args.max_hidden is not None),
+            ("--explain", args.explain),
+        ):
+            if given:
+                raise UsageError(f"{flag} needs --partial KINDS")
+        return None
+    from .partial import PartialArgumentError, check_partial, parse_kinds
+
+    kinds = parse_kinds(args.partial)
+    k = DEFAULT_MAX_HIDDEN if args.max_hidden is None else args.max_hidden
+    try:  # no lines: the kinds and the bound are validated, nothing is solved
+        limits = check_partial([], kinds, k).limits
+    except PartialArgumentError as err:
+        raise UsageError(f"--partial: {err}") from None
+    return PartialSettings(tuple(sorted(kinds)), k, limits, args.explain)
 
 
 def _check_inputs(logs: list[str]) -> None:
@@ -108,10 +165,21 @@ def _sigterm_interrupts() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _check(args: argparse.Namespace) -> TraceResult:
+def _check(args: argparse.Namespace, settings: PartialSettings | None) -> TraceResult:
     progress = _terminal_progress(args.quiet)
     with _sigterm_interrupts():
-        if args.jobs > 1:
+        if settings is not None:
+            from .partial_run import check_partitions
+
+            result = check_partitions(
+                args.logs,
+                sys.stdin,
+                settings,
+                jobs=args.jobs,
+                keep_going=args.keep_going,
+                progress=progress,
+            )
+        elif args.jobs > 1:
             from .jobs import check_logs_parallel
 
             result = check_logs_parallel(
@@ -129,14 +197,21 @@ def _check(args: argparse.Namespace) -> TraceResult:
 
 
 def run(args: argparse.Namespace) -> int:
+    settings = _partial_settings(args)
     check_writable([("--json", args.json), ("--junit", args.junit)], UsageError)
     _check_inputs(args.logs)
     try:
-        result = _check(args)
+        result = _check(args, settings)
     except LogLineError as err:
         raise UsageError(str(err)) from None
     for violation in result.violations:
         sys.stdout.write("\n" + report.violation_block(violation))
+    for undecided in result.undecided:
+        sys.stdout.write("\n" + report.undecided_block(undecided))
+    for explanation in result.explanations:
+        sys.stdout.write("\n" + report.explanation_block(explanation))
+    if settings is not None:  # always: the verdict means nothing without them
+        sys.stdout.write("\n" + report.limits_block(result))
     print(report.summary_line(result), flush=True)
     try:
         if args.json is not None:
@@ -147,7 +222,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot write report: {err}") from None
     if result.interrupted is not None:
         return 128 + result.interrupted
-    return EXIT_OK if result.ok else EXIT_VIOLATION
+    if result.unreadable is not None:  # what it found is reported, but the log is unusable
+        raise UsageError(result.unreadable)
+    if result.violations:
+        return EXIT_VIOLATION
+    return EXIT_UNDECIDED if result.undecided else EXIT_OK
 
 
 def main(argv: list[str]) -> int:

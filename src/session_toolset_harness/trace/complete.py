@@ -13,8 +13,9 @@ Before a partition's first ``reset`` only the ops whose reply does not depend on
 ``carry_forward_enabled``) are checked; every other line there ran against an unknown state and
 is counted unchecked (``before_reset``), which the summary says.  A request whose answer
 SPEC.md leaves open (a line nested deeper than the 127 levels SPEC.md 1.4 requires) is not
-checked either, and neither is anything after it until the next ``reset``, since the world can no
-longer know the state (``open``).  Unchecked lines are never counted as passes.
+checked either (``open``); unless its op is one of those (they cannot change the state), neither
+is anything after it until the next ``reset``, since the world can no longer know the state.
+Unchecked lines are never counted as passes.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import Any, Final
 from session_toolset_model.world import OutOfScope, World
 from session_toolset_model.world.json_text import INT_MAX, INT_MIN
 
-from ..conform.matcher import first_difference
+from ..conform.matcher import Mismatch, first_difference
 from .logline import RecordedLine
 from .sections import section
 
@@ -70,6 +71,24 @@ class Counts:
         self.checked += other.checked
         self.before_reset += other.before_reset
         self.open += other.open
+
+
+def _stateless(op: object) -> bool:
+    """An op whose reply does not depend on the state and which does not change it."""
+    return isinstance(op, str) and op in STATELESS
+
+
+def reply_difference(expected: dict[str, Any], observed: dict[str, Any]) -> Mismatch | None:
+    """The first way ``observed`` is not the world's reply ``expected`` (None when it is): the
+    PROTOCOL.md subset rule with the whole expected reply.  Keys the world does not produce
+    (``message``, hello's ``implementation``, any diagnostic field) are allowed at every level;
+    lists compare element by element.  Both modes compare every reply with this rule."""
+    return first_difference(expected, observed)
+
+
+def agrees(expected: dict[str, Any], observed: object) -> bool:
+    """``observed`` is the world's reply ``expected`` (`reply_difference` finds nothing)."""
+    return first_difference(expected, observed) is None
 
 
 def _plain(value: object, depth: int) -> bool:
@@ -118,7 +137,7 @@ class Partition:
         if op == "reset":  # answered by a fresh world: a reset's reply never depends on state
             world = World()
         elif world is None:
-            if op not in STATELESS:
+            if not _stateless(op):
                 self.counts.before_reset += 1
                 return None
             world = self._scratch = self._scratch or World()
@@ -128,14 +147,14 @@ class Partition:
         try:
             plain = _plain(request, 0)
             expected = world.answer(request) if plain else world.handle(request)
-        except OutOfScope:
-            self._open = self._world is not None
+        except OutOfScope:  # its reply is open, and the state too unless the op cannot change it
+            self._open = self._world is not None and not _stateless(op)
             self.counts.open += 1
             return None
         if op == "reset" and expected.get("ok") is True:  # a malformed reset resets nothing
             self._world, self._open = world, False
         self.counts.checked += 1
-        found = first_difference(expected, recorded.reply)
+        found = reply_difference(expected, recorded.reply)
         if found is None:
             return None
         name = op if isinstance(op, str) else "?"

@@ -15,7 +15,6 @@ alive after a grace period is terminated, so none outlives the command.
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
 import queue
 import signal
@@ -101,6 +100,13 @@ class _Pool:
     def send(self, index: int, message: object) -> None:
         self.inboxes[index].put(message)
 
+    def stop(self) -> None:
+        """Interrupted: pending batches are dropped, and nothing still queued for a worker may
+        keep the command from exiting (a worker that ended on SIGTERM reads no more)."""
+        self.buffers = [[] for _ in self.inboxes]
+        for inbox in self.inboxes:
+            inbox.cancel_join_thread()
+
     def flush(self, file: str) -> None:
         for index, batch in enumerate(self.buffers):
             if batch:
@@ -128,9 +134,13 @@ class _Pool:
     def finish(self, result: TraceResult) -> None:
         """Ask every worker to report and end; terminate any that does not within the grace."""
         deadline = time.monotonic() + GRACE_SECONDS
-        for inbox in self.inboxes:
-            with contextlib.suppress(queue.Full):
-                inbox.put(None, timeout=max(0.1, deadline - time.monotonic()))
+        for inbox, process in zip(self.inboxes, self.workers, strict=True):
+            while process.is_alive() and time.monotonic() < deadline:
+                try:  # a worker that ended on SIGTERM no longer reads its queue
+                    inbox.put(None, timeout=0.2)
+                    break
+                except queue.Full:
+                    continue
         self.drain(result, block=True)
         for process in self.workers:
             process.join(timeout=max(0.1, deadline - time.monotonic()))
@@ -155,20 +165,23 @@ def check_logs_parallel(
         try:
             for name in names:
                 _route_file(name, stdin, pool, jobs, result, progress, keep_going)
-                if result.stopped:
+                if result.stopped or result.unreadable is not None:
                     break
         except KeyboardInterrupt:
             result.interrupted = signal.SIGINT
+            pool.stop()
         except Interrupted as why:
             result.interrupted = why.signum
+            pool.stop()
         pool.finish(result)
-    except BaseException:  # unusable input: no worker may outlive the command
+    except BaseException:  # whatever went wrong, no worker may outlive the command
         for process in pool.workers:
             process.terminate()
             process.join(timeout=5.0)
         raise
-    if not keep_going and result.violations:
-        result.stopped = True
+    if not keep_going and result.violations:  # the reader may have read past the first one:
+        result.stopped = True  # an unusable line there is not reached by a run in one process
+        result.unreadable = None
     result.violations.sort(key=lambda v: (names.index(v.file), v.line))
     result.partitions.sort(key=lambda p: (names.index(p.file), p.stream or ""))
     result.seconds = time.monotonic() - started
@@ -184,37 +197,59 @@ def _route_file(
     progress: Progress | None,
     keep_going: bool,
 ) -> None:
-    source = logline.open_log(name, stdin)
-    owners: dict[str | None, int] = {}
-    number = 0
     try:
-        for text in _numbered(source, name):
-            number += 1
-            parsed = logline.parse(text, name, number)
-            if parsed is None:
-                continue
-            stream = parsed[0]
-            index = owners.get(stream)
-            if index is None:
-                index = owners[stream] = owner(name, stream, jobs)
-            buffer = pool.buffers[index]
-            buffer.append((number, text))
-            result.lines_read += 1
-            if len(buffer) >= BATCH:
-                pool.send(index, (name, buffer))
-                pool.buffers[index] = []
-                pool.drain(result, block=False)
-                if result.violations and not keep_going:
-                    result.stopped = True
-                    return
-            if progress is not None and result.lines_read % 4096 == 0:
-                progress(result.lines_read, len(result.violations))
+        source = logline.open_log(name, stdin)
+    except logline.LogLineError as err:
+        result.unreadable = str(err)
+        return
+    try:
+        try:
+            _route_lines(name, source, pool, jobs, result, progress, keep_going)
+        except logline.LogLineError as err:  # the lines before it are still checked
+            result.unreadable = str(err)
+    except BaseException:
+        pool.stop()  # interrupted: no worker is waited for
+        raise
     finally:
         if source is not stdin:
             source.close()
-        pool.flush(name)
-        for index in range(jobs):
-            pool.send(index, (name, None))
+    pool.flush(name)
+    for index in range(jobs):
+        pool.send(index, (name, None))
+
+
+def _route_lines(
+    name: str,
+    source: IO[str],
+    pool: _Pool,
+    jobs: int,
+    result: TraceResult,
+    progress: Progress | None,
+    keep_going: bool,
+) -> None:
+    owners: dict[str | None, int] = {}
+    number = 0
+    for text in _numbered(source, name):
+        number += 1
+        parsed = logline.parse(text, name, number)
+        if parsed is None:
+            continue
+        stream = parsed[0]
+        index = owners.get(stream)
+        if index is None:
+            index = owners[stream] = owner(name, stream, jobs)
+        buffer = pool.buffers[index]
+        buffer.append((number, text))
+        result.lines_read += 1
+        if len(buffer) >= BATCH:
+            pool.send(index, (name, buffer))
+            pool.buffers[index] = []
+            pool.drain(result, block=False)
+            if result.violations and not keep_going:
+                result.stopped = True
+                return
+        if progress is not None and result.lines_read % 4096 == 0:
+            progress(result.lines_read, len(result.violations))
 
 
 def _numbered(source: IO[str], name: str) -> Any:

@@ -29,6 +29,9 @@ STREAM_KEY: Final = "stream"
 # -0.0 in SPEC.md 1.4).  The other differences survive the reading and the checker sees them
 # in the value: an integer outside [-2^63, 2^64-1], an infinity from an overflowing literal.
 _NEGATIVE_ZERO: Final = re.compile(r"-0(?![.\deE])")
+# Logs are opened with errors="surrogateescape": a byte that is not UTF-8 becomes one of these
+# code points, which decoded UTF-8 never holds, so the line it is on can be named.
+_NOT_UTF8: Final = re.compile("[\udc80-\udcff]")
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,8 @@ _SPEC: Final = JSONDecoder(
 
 def parse(text: str, name: str, number: int) -> tuple[str | None, RecordedLine] | None:
     """One line of ``name`` (``number`` is 1-based): its stream and content, or None if blank."""
+    if not text.isascii() and _NOT_UTF8.search(text):
+        raise LogLineError(f"{name}:{number}: not UTF-8")
     decoder = _SPEC if "-0" in text and _NEGATIVE_ZERO.search(text) else _FAST
     try:
         value = decoder.decode(text)
@@ -104,8 +109,11 @@ def read(source: IO[str], name: str) -> Iterator[tuple[str | None, RecordedLine]
 def open_log(name: str, stdin: IO[str]) -> IO[str]:
     """The log ``name`` opened for reading (``-``: ``stdin``); `LogLineError` if it cannot be."""
     if name == "-":
+        reconfigure = getattr(stdin, "reconfigure", None)
+        if reconfigure is not None:  # bytes that are not UTF-8 are then named by their line
+            reconfigure(errors="surrogateescape")
         return stdin
     try:
-        return Path(name).open(encoding="utf-8", newline="\n")
+        return Path(name).open(encoding="utf-8", errors="surrogateescape", newline="\n")
     except OSError as err:
         raise LogLineError(f"{name}: cannot open: {err.strerror or err}") from None

@@ -2,8 +2,9 @@
 
 A runtime often logs gate decisions and activations but not catalog changes.  `check_partial`
 decides whether some sequence of unrecorded catalog operations - at most ``max_hidden`` before
-each recorded line - explains every recorded reply (message text ignored), with the model's own
-transitions run over its Z3 interpretation (`window.Window`).
+each recorded line - explains every recorded reply (compared as complete mode compares, by
+`complete.agrees`), with the model's own transitions run over its Z3 interpretation
+(`window.Window`).
 
 How it stays fast (most lines never reach the solver):
 
@@ -30,10 +31,13 @@ slot's kinds share their arguments (an upsert replacing nothing stands for an in
 models found, one with the fewest hidden steps is taken, so the concrete world drifts as little
 as possible from the runtime's.  Queries are fresh solvers with a fixed seed and a deterministic
 ``rlimit`` (`window.RLIMIT`), never a wall-clock timeout; ``unknown`` makes the verdict
-undecided, never consistent.  A
-consistent verdict always has a witness that was replayed concretely; an inconsistent one has an
-unsat proof.  Greedy choices (zero hidden steps while they suffice, the first model found) cost
-only time: every failure is re-examined from the exact start of the world before it is reported.
+undecided, never consistent.  A model that does not replay (the abstraction keeps a record's
+source trust, not its source) is blocked and another one asked for, `RETRIES` times.
+
+A consistent verdict always has a witness that was replayed concretely; an inconsistent one has
+an unsat proof.  Greedy choices (zero hidden steps while they suffice, the first model found)
+cost only time: every failure is re-examined from the exact start of the world before it is
+reported.
 """
 
 from __future__ import annotations
@@ -50,13 +54,18 @@ from session_toolset_model.world.fields import Fields, ProtocolFault
 from session_toolset_model.world.identity import IdentityError, unclassified
 from session_toolset_model.world.protocol import RecordInfo
 
+from .complete import agrees
 from .logline import RecordedLine
 from .plan import Unsupported
-from .window import HIDDEN_KINDS, Window, same, strip
+from .window import HIDDEN_KINDS, Window
 
 CATALOG_GROUP = ("catalog_insert", "catalog_upsert", "catalog_remove", "catalog_rebase_past")
 """What ``--partial catalog`` names: SPEC.md's catalog mutations (the test seam
 ``catalog_set_generation`` only by its name)."""
+
+RETRIES = 4
+"""Solver models tried for one window before the check is undecided for want of a replayable
+one (a model is a witness only once the expected world reproduces every reply with it)."""
 
 OP_NAMES = frozenset(name[4:] for name in dir(World) if name.startswith("_op_"))
 
@@ -153,7 +162,8 @@ def check_partial(
         )
     recorded = list(lines)
     for line in recorded:
-        if line.request.get("op") in unrecorded:
+        op = line.request.get("op")
+        if isinstance(op, str) and op in unrecorded:  # an op may be any JSON value
             raise RecordedHiddenKind(
                 f"line {line.line}: op {line.request['op']!r} is recorded "
                 "but was declared unrecorded"
@@ -204,10 +214,7 @@ class _Checker:
                 if lines[i].request.get("op") == "reset":
                     start = i
                 self.snaps[i] = self.world.save()
-                if same(
-                    strip(lines[i].reply, lines[i].request.get("op")),
-                    self.world.handle(lines[i].request),
-                ):
+                if agrees(self.world.handle(lines[i].request), lines[i].reply):
                     i += 1
                     continue
                 self.world.restore(self.snaps[i])
@@ -238,35 +245,41 @@ class _Checker:
             if status == "unknown":
                 return f"undecided at line {self.lines[i].line}: the solver gave up ({model})"
             if status == "sat":
-                steps = self._read(w, model, s)
-                if not self._adopt(s, i, steps):
+                for _ in range(RETRIES):
+                    if self._adopt(s, i, self._read(w, model, s)):
+                        return "sat"
+                    # the abstraction let a step stand in for one the replay needs (a bare
+                    # generation bump for a change of source): ask for other step kinds
+                    choices = [(slot.choice, model.eval(slot.choice, True)) for slot in w.slots]
+                    w.facts.append(z3.Or(*(c != v for c, v in choices)))
+                    status, model = w.solve()
+                    if status != "sat":
+                        break
+                if s == start:  # models exist, none replays: a wider window cannot help
                     return (
-                        f"undecided at line {self.lines[i].line}: a solver model did not replay "
+                        f"undecided at line {self.lines[i].line}: no solver model replayed "
                         "concretely (a hidden record's source or runtime name matters)"
                     )
-                return "sat"
-            if s == start:
+            elif s == start:
                 return "unsat"
             span *= 2
 
     def _adopt(self, s: int, i: int, steps: dict[int, list[HiddenStep]]) -> bool:
+        """Replay ``[s, i]`` with ``steps``; keep it only if every reply is reproduced."""
         world = self.world
         world.restore(self.snaps[s])
+        snaps = {}
         for j in range(s, i + 1):
             if j > s:
-                self.snaps[j] = world.save()
-            for step in steps.get(j, []):
-                if not apply_hidden(world, step):
-                    world.restore(self.snaps[s])
-                    return False
-            if not same(
-                strip(self.lines[j].reply, self.lines[j].request.get("op")),
-                world.handle(self.lines[j].request),
-            ):
+                snaps[j] = world.save()
+            replayed = all(apply_hidden(world, step) for step in steps.get(j, []))
+            if not replayed or not agrees(world.handle(self.lines[j].request), self.lines[j].reply):
                 world.restore(self.snaps[s])
                 return False
         for j in range(s, i + 1):
             self.hidden[j] = steps.get(j, [])
+            if j > s:
+                self.snaps[j] = snaps[j]
         return True
 
     # -- the shortest unexplained window -------------------------------------------------------
@@ -388,7 +401,7 @@ def _fresh_value(sort: str, n: int) -> Any:
 
 def source_of(reply: Any) -> Source | None:
     """A SOURCE as a reply shows it (a builtin one without its name)."""
-    if same(reply, {"kind": "builtin"}):
+    if agrees({"kind": "builtin"}, reply):
         return Source("builtin", "", "hidden")
     try:
         return Fields({"s": reply}).source("s")

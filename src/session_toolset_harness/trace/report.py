@@ -1,9 +1,12 @@
-"""What a trace run prints and writes: violation blocks, the summary line, ``--json``,
-``--junit`` (one test case per partition, a failure per violation)."""
+"""What a trace run prints and writes: violation blocks (partial mode: unexplained windows,
+undecided partitions, explanations and what the check cannot conclude), the summary line,
+``--json`` (the common envelope, `envelope.envelope`), ``--junit`` (one test case per partition,
+a failure per violation, an error per undecided partition)."""
 
 from __future__ import annotations
 
 import json
+import math
 import signal
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -11,20 +14,33 @@ from typing import Any, Final
 
 from ..conform.jsonio import render
 from ..conform.junit import xml_safe
-from ..envelope import tool_version
+from ..envelope import envelope
 from .complete import Violation
-from .run import TraceResult
+from .run import Explanation, TraceResult, Undecided, Unexplained
 
-REPORT_FORMAT: Final = 1
+FORMAT_VERSION: Final = 2
+"""2: the common envelope (`envelope.envelope`); ``ok`` became ``verdict``, the line counts
+``counts``; partial mode."""
 TOOL: Final = "session-toolset trace"
 
 
-def _where(v: Violation) -> str:
+def _partition(file: str, stream: str | None) -> str:
+    return file + ("" if stream is None else f" (stream {render(stream, 80)})")
+
+
+def _where(v: Violation | Unexplained) -> str:
     stream = "" if v.stream is None else f" (stream {render(v.stream, 80)})"
     return f"{v.file}:{v.line}{stream}"
 
 
-def violation_block(v: Violation) -> str:
+def violation_block(v: Violation | Unexplained) -> str:
+    if isinstance(v, Unexplained):
+        lines = "line " if v.first_line == v.line else f"lines {v.first_line}-"
+        return (
+            f"VIOLATION {_where(v)}: {v.op} - no hidden history explains it\n"
+            f"  shortest unexplained window: {lines}{v.line}\n"
+            f"  observed: {render(v.observed, 400)}\n"
+        )
     return (
         f"VIOLATION {_where(v)}: {v.op} - {v.section}\n"
         f"  at {v.path}: {v.message}\n"
@@ -33,10 +49,46 @@ def violation_block(v: Violation) -> str:
     )
 
 
+def undecided_block(u: Undecided) -> str:
+    return f"UNDECIDED {_partition(u.file, u.stream)}: {u.reason}\n"
+
+
+def explanation_block(e: Explanation) -> str:
+    n = len(e.steps)
+    text = f"EXPLANATION {_partition(e.file, e.stream)}: {n} hidden step{'s' * (n != 1)}\n"
+    for step in e.steps:
+        digest = "" if "digest" not in step else f" with digest {step['digest']}"
+        text += f"  after line {step['after_line']}: {render(step['request'], 400)}{digest}\n"
+    return text
+
+
+def limits_block(result: TraceResult) -> str:
+    """What a partial check cannot conclude (empty in complete mode)."""
+    if result.partial is None:
+        return ""
+    return "A partial check cannot conclude:\n" + "".join(
+        f"  - {limit}\n" for limit in result.partial.limits
+    )
+
+
 def verdict(result: TraceResult) -> str:
     if result.interrupted is not None:
         return f"INCOMPLETE ({signal.Signals(result.interrupted).name})"
-    return "consistent" if result.ok else "VIOLATION"
+    if result.unreadable is not None:
+        return "INCOMPLETE (unusable line)"
+    if result.violations:
+        return "VIOLATION"
+    return "UNDECIDED" if result.undecided else "consistent"
+
+
+def json_verdict(result: TraceResult) -> str:
+    if result.interrupted is not None:
+        return "interrupted"
+    if result.unreadable is not None:
+        return "unreadable"
+    if result.violations:
+        return "violation"
+    return "undecided" if result.undecided else "pass"
 
 
 def summary_line(result: TraceResult) -> str:
@@ -48,6 +100,11 @@ def summary_line(result: TraceResult) -> str:
         f"{c.checked} checked, {len(result.violations)} violation"
         f"{'s' * (len(result.violations) != 1)}"
     )
+    if result.undecided:
+        text += f", {len(result.undecided)} undecided"
+    if result.partial is not None:
+        k = result.partial.max_hidden
+        text += f"; partial: at most {k} unrecorded {','.join(result.partial.unrecorded)} per gap"
     unchecked = []
     if c.before_reset:
         unchecked.append(f"{c.before_reset} before the first reset")
@@ -57,67 +114,112 @@ def summary_line(result: TraceResult) -> str:
         text += f"; unchecked: {', '.join(unchecked)}"
     if result.stopped:
         text += "; stopped at the first violation (--keep-going lists all)"
-    if c.checked == 0 and result.interrupted is None:
-        text += "; NOTHING CHECKED (no reset in any partition?)"
+    if c.checked == 0 and result.interrupted is None and result.unreadable is None:
+        text += "; NOTHING CHECKED" + (" (no reset in any partition?)" * (result.partial is None))
     return text + f" ({result.seconds:.2f} s)"
 
 
 def build_json(result: TraceResult) -> dict[str, Any]:
     c = result.counts
+    counts = {
+        "lines": c.lines,
+        "checked": c.checked,
+        "unchecked_before_reset": c.before_reset,
+        "unchecked_open": c.open,
+        "partitions": len(result.partitions),
+        "violations": len(result.violations),
+        "undecided": len(result.undecided),
+    }
+    settings = result.partial
+    undecided = {(u.file, u.stream): u.reason for u in result.undecided}
+    explained = {(e.file, e.stream): list(e.steps) for e in result.explanations}
+    partitions = []
+    for p in result.partitions:
+        entry: dict[str, Any] = {
+            "log": p.file,
+            "stream": p.stream,
+            "lines": p.counts.lines,
+            "checked": p.counts.checked,
+            "unchecked": {"before_reset": p.counts.before_reset, "open": p.counts.open},
+            "violations": p.violations,
+        }
+        if settings is not None:
+            entry["undecided"] = undecided.get((p.file, p.stream))
+            entry["explanation"] = explained.get((p.file, p.stream))
+        partitions.append(entry)
     return {
-        "report_format": REPORT_FORMAT,
-        "tool": TOOL,
-        "version": tool_version(),
-        "mode": "complete",
-        "ok": result.ok,
-        "complete": result.interrupted is None and not result.stopped,
+        **envelope(
+            "trace",
+            FORMAT_VERSION,
+            json_verdict(result),
+            counts,
+            complete=result.interrupted is None and result.unreadable is None,
+        ),
+        "mode": "complete" if settings is None else "partial",
+        "partial": None
+        if settings is None
+        else {
+            "unrecorded": list(settings.unrecorded),
+            "max_hidden": settings.max_hidden,
+            "limits": list(settings.limits),
+        },
         "interrupted": (
             None if result.interrupted is None else signal.Signals(result.interrupted).name
         ),
+        "unreadable": result.unreadable,
         "stopped_at_first_violation": result.stopped,
         "seconds": round(result.seconds, 6),
         "logs": result.files,
-        "lines": c.lines,
-        "checked": c.checked,
-        "unchecked": {"before_reset": c.before_reset, "open": c.open},
-        "partitions": [
-            {
-                "log": p.file,
-                "stream": p.stream,
-                "lines": p.counts.lines,
-                "checked": p.counts.checked,
-                "unchecked": {"before_reset": p.counts.before_reset, "open": p.counts.open},
-                "violations": p.violations,
-            }
-            for p in result.partitions
-        ],
+        "partitions": partitions,
         "violations": [v.to_json() for v in result.violations],
     }
 
 
+def _json_safe(value: Any) -> Any:
+    """``value`` with every non-finite number (an observed ``1e400`` reads as infinity) as the
+    string ``"Infinity"``, ``"-Infinity"`` or ``"NaN"``: JSON has no such number."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    return value
+
+
 def write_json(result: TraceResult, path: Path) -> None:
-    text = json.dumps(build_json(result), indent=2, ensure_ascii=True)
+    report = _json_safe(build_json(result))
+    text = json.dumps(report, indent=2, ensure_ascii=True, allow_nan=False)
     path.write_text(text + "\n", encoding="utf-8")
+
+
+def _failure_message(v: Violation | Unexplained) -> str:
+    if isinstance(v, Unexplained):
+        return f"lines {v.first_line}-{v.line}: {v.op}: no hidden history explains them"
+    return f"line {v.line}: {v.op}: {v.path}"
 
 
 def build_junit(result: TraceResult) -> ET.Element:
     suites = ET.Element("testsuites")
     failing = sum(1 for p in result.partitions if p.violations)
+    incomplete = result.interrupted is not None or result.unreadable is not None
+    errors = len(result.undecided) + incomplete
     suite = ET.SubElement(
         suites,
         "testsuite",
         {
             "name": TOOL,
-            "tests": str(len(result.partitions) + (result.interrupted is not None)),
+            "tests": str(len(result.partitions) + incomplete),
             "failures": str(failing),
-            "errors": str(int(result.interrupted is not None)),
+            "errors": str(errors),
             "skipped": "0",
             "time": f"{result.seconds:.3f}",
         },
     )
-    by_partition: dict[tuple[str, str | None], list[Violation]] = {}
+    by_partition: dict[tuple[str, str | None], list[Violation | Unexplained]] = {}
     for v in result.violations:
         by_partition.setdefault((v.file, v.stream), []).append(v)
+    undecided = {(u.file, u.stream): u for u in result.undecided}
     for p in result.partitions:
         case = ET.SubElement(
             suite,
@@ -130,21 +232,23 @@ def build_junit(result: TraceResult) -> ET.Element:
         )
         found = by_partition.get((p.file, p.stream), [])
         if found:
-            first = found[0]
             failure = ET.SubElement(
                 case,
                 "failure",
-                {
-                    "message": xml_safe(f"line {first.line}: {first.op}: {first.path}")[:1000],
-                    "type": "violation",
-                },
+                {"message": xml_safe(_failure_message(found[0]))[:1000], "type": "violation"},
             )
             failure.text = xml_safe("\n".join(violation_block(v) for v in found))
-    if result.interrupted is not None:  # a partial report says so where CI dashboards look
+        elif (p.file, p.stream) in undecided:  # never a pass
+            u = undecided[(p.file, p.stream)]
+            ET.SubElement(
+                case, "error", {"message": xml_safe(u.reason)[:1000], "type": "undecided"}
+            ).text = xml_safe(undecided_block(u) + limits_block(result))
+    if incomplete:  # a partial report says so where CI dashboards look
         case = ET.SubElement(suite, "testcase", {"classname": TOOL, "name": "(run)"})
-        ET.SubElement(
-            case, "error", {"message": "interrupted", "type": "incomplete"}
-        ).text = summary_line(result)
+        why = "interrupted" if result.unreadable is None else xml_safe(result.unreadable)[:1000]
+        ET.SubElement(case, "error", {"message": why, "type": "incomplete"}).text = xml_safe(
+            summary_line(result)
+        )
     return suites
 
 

@@ -12,7 +12,7 @@ import signal
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, Any
 
 from . import logline
 from .complete import Counts, Partition, Violation
@@ -38,23 +38,88 @@ class PartitionResult:
     violations: int
 
 
+@dataclass(frozen=True)
+class Unexplained:
+    """Partial mode's violation: the shortest window of a partition's recorded lines that no
+    hidden history within the bound explains, ending at the first line none explains."""
+
+    file: str
+    line: int
+    """The window's last line: the first line of the partition that nothing explains."""
+    stream: str | None
+    op: str
+    first_line: int
+    """The window's first line."""
+    observed: dict[str, Any]
+    """The reply recorded at ``line``."""
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class Undecided:
+    """A partition partial mode could not decide (the solver gave up, or a request it cannot
+    model): neither consistent nor a violation."""
+
+    file: str
+    stream: str | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """An explaining history of a consistent partition (``--explain``): each step is an
+    unrecorded request placed after a recorded line (0: before the first)."""
+
+    file: str
+    stream: str | None
+    steps: tuple[dict[str, Any], ...]
+    """``{"after_line": N, "request": {...}}``, plus ``"digest"`` when the log shows the
+    record's digest but never its schema (the request then carries no ``schema``)."""
+
+
+@dataclass(frozen=True)
+class PartialSettings:
+    """``--partial KINDS --max-hidden K``: what the log left out, the bound, and what a check
+    under them cannot conclude."""
+
+    unrecorded: tuple[str, ...]
+    max_hidden: int
+    limits: tuple[str, ...]
+    explain: bool = False
+
+
 @dataclass
 class TraceResult:
     """What a run checked and found; ``interrupted`` is the signal that stopped it, if any."""
 
     files: list[str]
     partitions: list[PartitionResult] = field(default_factory=list)
-    violations: list[Violation] = field(default_factory=list)
+    violations: list[Violation | Unexplained] = field(default_factory=list)
     counts: Counts = field(default_factory=Counts)
     interrupted: int | None = None
     stopped: bool = False
-    """Stopped at the first violation (no ``--keep-going``): later lines were not read."""
+    """Stopped at the first violation (no ``--keep-going``): later lines (complete mode) or
+    partitions (partial mode) were not checked."""
     seconds: float = 0.0
     lines_read: int = 0
+    partial: PartialSettings | None = None
+    """Set in partial mode."""
+    undecided: list[Undecided] = field(default_factory=list)
+    explanations: list[Explanation] = field(default_factory=list)
+    unreadable: str | None = None
+    """The unusable input that ended the run (`logline.LogLineError`'s message, naming the file
+    and line): the lines before it were checked, nothing after it."""
 
     @property
     def ok(self) -> bool:
-        return not self.violations and self.interrupted is None
+        return (
+            not self.violations
+            and not self.undecided
+            and self.interrupted is None
+            and self.unreadable is None
+        )
 
     def add_partition(self, part: PartitionResult) -> None:
         self.partitions.append(part)
@@ -75,7 +140,8 @@ def check_logs(
     keep_going: bool,
     progress: Progress | None = None,
 ) -> TraceResult:
-    """Check every log in turn in this process; `logline.LogLineError` for unusable input."""
+    """Check every log in turn in this process, up to the first unusable line if any
+    (``unreadable``)."""
     result = TraceResult(list(names))
     started = time.monotonic()
     try:
@@ -83,6 +149,8 @@ def check_logs(
             _check_file(name, stdin, keep_going, result, progress)
             if result.stopped:
                 break
+    except logline.LogLineError as err:
+        result.unreadable = str(err)
     except KeyboardInterrupt:
         result.interrupted = signal.SIGINT
     except Interrupted as why:

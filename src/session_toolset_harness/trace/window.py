@@ -13,8 +13,10 @@ module only supplies the arguments and states what each recorded reply says abou
 - the window starts either from a concrete world (`exact_start`: every record, set, counter and
   grant as constants) or from an arbitrary one (`free_start`: fresh arrays and grants), which
   over-approximates every state any history can reach there;
-- a recorded line asserts that its observed reply (message ignored) is the world's reply, field
-  by field, as `world.World` builds it from the oracle's ``(code, payload)``.
+- a recorded line asserts that its observed reply is the world's reply, field by field, as
+  `world.World` builds it from the oracle's ``(code, payload)``, by complete mode's rule
+  (`complete.agrees`): every field the world's reply has, with its value; other keys
+  (``message``, hello's ``implementation``, diagnostics) are allowed.
 
 `Window.solve` answers sat (with a model to read hidden steps from), unsat, or unknown.
 """
@@ -58,6 +60,7 @@ from session_toolset_model.z3_interp import (
     Z3Seq,
 )
 
+from .complete import agrees
 from .logline import RecordedLine
 from .plan import GrantRef, Unsupported, plan
 
@@ -77,20 +80,13 @@ RLIMIT = 20_000_000
 UNVERIFIED_PROV = Provenance("unverified")
 
 
-def strip(reply: Reply, op: Any = None) -> Reply:
-    """What is compared of a reply: all but its message (and ``hello``'s free-form
-    ``implementation``)."""
-    drop = ("message", "implementation") if op == "hello" else ("message",)
-    return {k: v for k, v in reply.items() if k not in drop}
+PROTOCOL_REPLY: Reply = {"ok": False, "error": "Protocol"}
 
 
-def same(a: Any, b: Any) -> bool:
-    """JSON equality with JSON types (true is not 1, 1 is not 1.0)."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    return type(a) is type(b) and a == b
+def _has(v: Any, keys: set[str]) -> bool:
+    """``v`` is an object with (at least) ``keys``: the subset rule of `complete.agrees`, for
+    the replies whose fields the window reads itself."""
+    return isinstance(v, dict) and keys <= v.keys()
 
 
 class Universe:
@@ -352,18 +348,18 @@ class Window:
     # -- recorded lines --------------------------------------------------------------------
     def recorded(self, line: RecordedLine) -> None:
         """Assert that the line's observed reply is the world's reply; advance the state."""
-        observed = strip(line.reply, line.request.get("op"))
+        observed = line.reply
         p = plan(line.request)
         exists = [self._exists(kind, name) for kind, name in p.lookups]
         all_exist = z3.And(*exists) if exists else z3.BoolVal(True)
-        protocol = same(observed, {"ok": False, "error": "Protocol"})
+        protocol = agrees(PROTOCOL_REPLY, observed)
         if p.call is None:
             assert p.reply is not None
-            fault_is_protocol = same(p.reply, {"ok": False, "error": "Protocol"})
+            fault_is_protocol = p.reply == PROTOCOL_REPLY
             if protocol:
                 self.facts.append(z3.Or(z3.Not(all_exist), z3.BoolVal(fault_is_protocol)))
             else:
-                self.facts.append(z3.And(all_exist, z3.BoolVal(same(observed, p.reply))))
+                self.facts.append(z3.And(all_exist, z3.BoolVal(agrees(p.reply, observed))))
                 if p.forged is not None:
                     name, grant = p.forged
                     self.grants[name] = (z3.BoolVal(True), self._grant(grant))
@@ -400,7 +396,7 @@ class Window:
             self.state = initial(alg)
             self.grants = {}
             self.free_grants = False
-            return z3.BoolVal(same(observed, {"ok": True}))
+            return z3.BoolVal(agrees({"ok": True}, observed))
         if method == "snapshot":
             return self._snapshot(args[0], observed)
         if method == "catalog_state":
@@ -584,12 +580,12 @@ class Window:
         self, observed: Reply, checks: dict[str, Callable[[Any], Any]], error: bool = False
     ) -> Any:
         base = {"ok", "error"} if error else {"ok"}
-        if set(observed) != base | set(checks):
+        if not _has(observed, base | set(checks)):
             return z3.BoolVal(False)
         return z3.And(*(check(observed[k]) for k, check in checks.items()))
 
     def _grant_json(self, v: Any, g: Any) -> Any:
-        if not isinstance(v, dict) or set(v) != {"session", "tool", "generation", "digest"}:
+        if not _has(v, {"session", "tool", "generation", "digest"}):
             return z3.BoolVal(False)
         if not all(isinstance(v[k], str) for k in ("session", "tool", "digest")):
             return z3.BoolVal(False)
@@ -602,8 +598,7 @@ class Window:
 
     def _dropped(self, v: Any, dropped: Any) -> Any:
         if not isinstance(v, list) or not all(
-            isinstance(e, dict)
-            and set(e) == {"tool", "reason"}
+            _has(e, {"tool", "reason"})
             and isinstance(e["tool"], str)
             and e["reason"] in ("removed", "drifted")
             for e in v
@@ -621,7 +616,7 @@ class Window:
         u = self.u
         s = z3.Select(self.state.sets, u.setname(name))
         keys = {"ok", "session", "catalog_generation", "schema_generation", "core", "activated"}
-        if set(observed) != keys or observed["ok"] is not True:
+        if not _has(observed, keys) or observed["ok"] is not True:
             return z3.BoolVal(False)
         if not isinstance(observed["session"], str):
             return z3.BoolVal(False)
@@ -662,7 +657,7 @@ class Window:
 
     def _catalog_state(self, observed: Reply) -> Any:
         u, st = self.u, self.state
-        if set(observed) != {"ok", "generation", "records"} or observed["ok"] is not True:
+        if not _has(observed, {"ok", "generation", "records"}) or observed["ok"] is not True:
             return z3.BoolVal(False)
         records = _entries(observed["records"], {"id", "digest", "source", "provenance"}, "id")
         if records is None:
@@ -745,9 +740,9 @@ def _tool(u: Universe, v: Any, t: Any) -> Any:
 
 
 def _basis(v: Any, extras: dict[str, Any]) -> Any:
-    if same(v, {"kind": "core"}):
+    if agrees({"kind": "core"}, v):
         return extras["basis_core"]
-    if isinstance(v, dict) and set(v) == {"kind", "catalog_generation"} and v["kind"] == "exact":
+    if _has(v, {"kind", "catalog_generation"}) and v["kind"] == "exact":
         return z3.And(
             z3.Not(extras["basis_core"]), _int(v["catalog_generation"], extras["basis_gen"])
         )
@@ -766,8 +761,8 @@ def _others(m: Any, listed: list[Any], default: Any, domain: list[Any]) -> Any:
 
 
 def _entries(v: Any, keys: set[str], key: str = "tool") -> list[dict[str, Any]] | None:
-    """A reply list of objects with exactly ``keys``, in strictly increasing ToolId byte order."""
-    if not isinstance(v, list) or not all(isinstance(e, dict) and set(e) == keys for e in v):
+    """A reply list of objects with ``keys``, in strictly increasing ToolId byte order."""
+    if not isinstance(v, list) or not all(_has(e, keys) for e in v):
         return None
     ids = [e[key] for e in v]
     if not all(isinstance(t, str) for t in ids):
@@ -786,7 +781,7 @@ def _prov(v: Any) -> Provenance | None:
 
 
 def _source(v: Any) -> Source | None:
-    if same(v, {"kind": "builtin"}):
+    if agrees({"kind": "builtin"}, v):
         return Source("builtin")
     try:
         return Fields({"s": v}).source("s")
