@@ -140,6 +140,19 @@ def test_explore_stops_at_once_with_one_line_for_an_adapter_broken_from_the_star
     assert seconds < 5
 
 
+def test_a_hung_program_behind_a_wrapper_script_does_not_outlive_the_run(tmp_path: Path) -> None:
+    """An adapter is often a script that runs the real program without ``exec``: the harness
+    kills the adapter's whole process group, so the hung program goes with its wrapper."""
+    pid_file = tmp_path / "adapter.pid"
+    program = shlex.join([*shlex.split(broken("hang")), "--pid-file", str(pid_file)])
+    wrapper = shlex.join(["sh", "-c", f"{program}; true"])
+    status = conform_cli.main(["--adapter", wrapper, "--timeout", "1", "--quiet"])
+    assert status == 2
+    pid = int(pid_file.read_text())
+    wait_for(lambda: not alive(pid), 5.0)
+    assert not alive(pid)
+
+
 def test_conform_stops_after_max_failures_in_a_row(tmp_path: Path) -> None:
     report = tmp_path / "r.json"
     status, out, _, seconds = run_cli(

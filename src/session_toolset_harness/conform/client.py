@@ -14,7 +14,9 @@ starts a fresh one for the next vector.
 from __future__ import annotations
 
 import contextlib
+import os
 import shlex
+import signal
 import subprocess
 import threading
 import time
@@ -94,18 +96,37 @@ def _pump_stderr(stream: IO[bytes], tail: StderrTail) -> None:
             stream.close()
 
 
+class _GroupPopen(subprocess.Popen[bytes]):
+    """The adapter's process, started as the leader of a process group of its own, so that
+    killing it also kills what it started: an adapter is often a wrapper script that runs the
+    real program without ``exec``, and a hung program must not outlive the run."""
+
+    def _signal_group(self, signum: int) -> None:
+        # The group outlives its leader while a member lives: signal it even after the
+        # wrapper itself has exited.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signum)
+
+    def kill(self) -> None:
+        self._signal_group(signal.SIGKILL)
+
+    def terminate(self) -> None:
+        self._signal_group(signal.SIGTERM)
+
+
 class AdapterProcess:
     """A running adapter. Not thread-safe: one runner drives one process."""
 
     def __init__(self, argv: Sequence[str], *, threads: bool = False) -> None:
         """``threads``: move bytes in threads even where the pipes can be selected (`pipes`)."""
         try:
-            self._proc = subprocess.Popen(
+            self._proc = _GroupPopen(
                 list(argv),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 bufsize=0,
+                start_new_session=True,
             )
         except (OSError, ValueError) as exc:
             raise AdapterStartError(f"cannot start adapter {list(argv)!r}: {exc}") from exc

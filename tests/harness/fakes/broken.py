@@ -5,6 +5,8 @@
 * ``wrong-hello``: answers every request with a hello reply of protocol 2;
 * ``hang``: reads requests and never answers;
 * ``close-stdout``: closes its stdout at once, then reads requests until EOF;
+
+``--pid-file F`` writes the process id to ``F`` first (to check that nothing outlives a run).
 """
 
 from __future__ import annotations
@@ -23,7 +25,11 @@ def main() -> int:
         choices=["exit-now", "die-before-hello", "wrong-hello", "hang", "close-stdout"],
         required=True,
     )
+    parser.add_argument("--pid-file")
     args = parser.parse_args()
+    if args.pid_file:
+        with open(args.pid_file, "w", encoding="ascii") as out:
+            out.write(str(os.getpid()))
     sys.stderr.write(f"broken adapter: mode {args.mode}\n")
     sys.stderr.flush()
     if args.mode == "exit-now":
