@@ -105,7 +105,7 @@ def _write(path: Path, text: str) -> bool:
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as err:
-        print(f"{PROG}: error: cannot write {path}: {err.strerror}", file=sys.stderr)
+        print(f"{PROG}: error: cannot write {path}: {err.strerror or err}", file=sys.stderr)
         return False
     return True
 
@@ -150,8 +150,31 @@ class IndependentReplay(Protocol):
     def to_json(self) -> dict[str, Any]: ...
 
 
+def _unwritable(flag: str, path: Path | None) -> str | None:
+    """Why a report file cannot be written, checked before any proof runs (None when it can).
+    Opening for append meets every refusal the real write would without truncating a file; a
+    file created only to probe is removed again.  (The harness has the same check; the proofs
+    import the model only.)"""
+    if path is None:
+        return None
+    existed = path.exists()
+    try:
+        with path.open("a", encoding="utf-8"):
+            pass
+        if not existed:
+            path.unlink()
+    except OSError as err:
+        return f"cannot write {flag} {path}: {err.strerror or err}"
+    return None
+
+
 def main(argv: list[str], independent: Callable[[], IndependentReplay] | None = None) -> int:
     args = _parser().parse_args(argv)
+    for flag, path in (("--json", args.json), ("--junit", args.junit)):
+        problem = _unwritable(flag, path)
+        if problem is not None:
+            print(f"{PROG}: error: {problem}", file=sys.stderr)
+            return 2
     profiles = list(PROFILES) if args.all_profiles else [args.profile]
     if DEFAULT_PROFILE in profiles:
         profiles.remove(DEFAULT_PROFILE)

@@ -284,6 +284,21 @@ def test_check_refuses_an_unwritable_json_before_proving(
     assert "cannot write --json" in err and "No such file or directory" in err
 
 
+@pytest.mark.parametrize("flag", ["--json", "--junit"])
+def test_prove_refuses_an_unwritable_report_before_proving(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, flag: str
+) -> None:
+    from session_toolset_proofs import cli as prove_cli
+
+    def never(*_args: object) -> object:
+        raise AssertionError("the proofs ran")
+
+    monkeypatch.setattr(prove_cli, "run", never)
+    assert prove_cli.main([flag, str(tmp_path / "missing" / "p.out")]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot write {flag}" in err and "No such file or directory" in err
+
+
 @pytest.mark.parametrize("flag", ["--out", "--json"])
 def test_explore_refuses_an_unwritable_output_before_exploring(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, flag: str
