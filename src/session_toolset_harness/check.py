@@ -136,6 +136,21 @@ def _prove(console: _Console) -> _Stage:
     return _Stage(status, seconds, detail, json.loads(report.to_json()), failure)
 
 
+def _adapter_start_problem(adapter: str) -> str | None:
+    """Why ``--adapter`` cannot be checked (it cannot start, or does not answer ``hello`` as
+    PROTOCOL.md v1 says), found in seconds before the proofs run; None when it answers."""
+    from .conform import cli as conform_cli
+    from .conform.client import AdapterStartError, start_checked
+
+    try:
+        options = conform_cli.build_parser().parse_args(["--adapter", adapter])
+        process = start_checked(conform_cli.adapter_argv(options), options.timeout)
+    except (conform_cli.UsageError, AdapterStartError) as exc:
+        return str(exc)
+    process.close()
+    return None
+
+
 def _conform(console: _Console, adapter: str | None) -> _Stage:
     from .conform import cli as conform_cli
     from .conform import jsonreport
@@ -281,6 +296,10 @@ def main(argv: list[str]) -> int:
         args = _parser().parse_args(argv)
         for flag, path in (("--json", args.json), ("--summary", args.summary)):
             problem = writable_problem(flag, path)
+            if problem is not None:
+                raise _UsageError(problem)
+        if args.adapter is not None:
+            problem = _adapter_start_problem(args.adapter)
             if problem is not None:
                 raise _UsageError(problem)
     except _UsageError as err:

@@ -284,6 +284,20 @@ def test_check_refuses_an_unwritable_json_before_proving(
     assert "cannot write --json" in err and "No such file or directory" in err
 
 
+@pytest.mark.parametrize("adapter", [broken("exit-now"), broken("wrong-hello"), ""])
+def test_check_refuses_an_adapter_that_fails_its_hello_before_proving(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, adapter: str
+) -> None:
+    def never(*_args: object) -> object:
+        raise AssertionError("the proofs ran")
+
+    monkeypatch.setattr("session_toolset_proofs.report.run", never)
+    assert check.main(["--adapter", adapter]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("session-toolset check: error: ")
+    assert ("failed its hello" in lines[0]) or ("--adapter is empty" in lines[0])
+
+
 @pytest.mark.parametrize("flag", ["--json", "--junit"])
 def test_prove_refuses_an_unwritable_report_before_proving(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, flag: str

@@ -151,13 +151,17 @@ def test_check_prints_a_proof_failure_and_exits_1(
 def test_check_adapter_that_cannot_start_exits_2(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    monkeypatch.setattr("session_toolset_proofs.report.run", lambda *_: _fake_report(failing=False))
+    """Found before the proofs run: one line, exit 2, nothing on stdout."""
+
+    def never(*_args: object) -> object:
+        raise AssertionError("the proofs ran")
+
+    monkeypatch.setattr("session_toolset_proofs.report.run", never)
     assert check.main(["--adapter", str(tmp_path / "no-such-adapter")]) == 2
     captured = capsys.readouterr()
-    assert captured.out.splitlines()[-1].startswith("check: proofs passed (2 of 2 checks")
-    assert "conformance could not run (did not run" in captured.out
+    assert captured.out == ""
     assert captured.err.count("\n") == 1
-    assert captured.err.startswith("session-toolset check: error: conformance could not run: ")
+    assert captured.err.startswith("session-toolset check: error: cannot start adapter ")
 
 
 def test_check_json_holds_both_full_reports(

@@ -246,7 +246,7 @@ def _candidates(args: argparse.Namespace) -> list[vectors.Candidate]:
         raise UsageError(str(exc)) from exc
 
 
-def _adapter_argv(args: argparse.Namespace) -> tuple[str, ...]:
+def adapter_argv(args: argparse.Namespace) -> tuple[str, ...]:
     if args.adapter is None:
         return tuple(default_adapter())
     try:
@@ -360,7 +360,7 @@ def _run(args: argparse.Namespace) -> int:
 def execute(args: argparse.Namespace, console: report.ConsoleReporter) -> tuple[int, RunResult]:
     """Run the vectors ``args`` select, reporting each result to ``console`` as it finishes
     (``session-toolset check`` shares this with its own console); raises `UsageError`."""
-    adapter = _adapter_argv(args)
+    adapter = adapter_argv(args)
     rules: tuple[skips.SkipRule, ...] = ()
     if args.skip is not None:
         try:
