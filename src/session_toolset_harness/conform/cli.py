@@ -22,6 +22,7 @@ from typing import NoReturn
 
 from session_toolset_model import keyword
 
+from session_toolset_harness.argtypes import integer
 from session_toolset_harness.conform import (
     coverage,
     jsonreport,
@@ -55,16 +56,6 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more: {text!r}")
-    return value
 
 
 def positive_seconds(text: str) -> float:
@@ -183,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--max-failures",
         metavar="N",
-        type=_count,
+        type=integer(0),
         default=MAX_FAILURES,
         help="stop after N vectors in a row ended in an adapter failure (crash, timeout, extra "
         f"reply line, a reply that is not JSON); 0: never (default: {MAX_FAILURES})",

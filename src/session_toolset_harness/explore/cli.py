@@ -29,6 +29,7 @@ from typing import Any, NoReturn
 
 from session_toolset_model.conditions import format_table
 
+from ..argtypes import integer
 from ..conform import shard
 from ..conform.cli import positive_seconds
 from ..conform.client import AdapterStartError, start_checked
@@ -81,26 +82,6 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be non-negative: {text!r}")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
@@ -127,11 +108,11 @@ def build_parser() -> argparse.ArgumentParser:
         help=argparse.SUPPRESS,
     )
     parser.add_argument(
-        "--examples", type=_positive, metavar="N", help="number of examples (sequences)"
+        "--examples", type=integer(1), metavar="N", help="number of examples (sequences)"
     )
-    parser.add_argument("--steps", type=_positive, metavar="N", help="maximum steps per example")
+    parser.add_argument("--steps", type=integer(1), metavar="N", help="maximum steps per example")
     parser.add_argument(
-        "--seed", type=_seed, metavar="N", help="random seed (default: a fresh one, printed)"
+        "--seed", type=integer(0), metavar="N", help="random seed (default: a fresh one, printed)"
     )
     parser.add_argument(
         "--timeout",
@@ -161,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-shrink", action="store_true", help="report the first failure as is")
     parser.add_argument(
         "--jobs",
-        type=_positive,
+        type=integer(1),
         metavar="N",
         default=1,
         help="worker processes, each with its own adapter process and seed stream (default 1)",

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import NoReturn
 
+from ..argtypes import integer
 from ..envelope import check_writable
 from . import report
 from .logline import LogLineError
@@ -36,26 +37,6 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _jobs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if not 1 <= value <= 256:
-        raise argparse.ArgumentTypeError(f"must be 1..256: {text!r}")
-    return value
-
-
-def _bound(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more: {text!r}")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
@@ -73,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--jobs",
         metavar="N",
-        type=_jobs,
+        type=integer(1, 256),
         default=1,
         help="check partitions (stream keys) in N worker processes (default: 1; complete "
         "mode then checks in this process)",
@@ -95,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     partial.add_argument(
         "--max-hidden",
         metavar="K",
-        type=_bound,
+        type=integer(0),
         help=f"at most K unrecorded operations between two recorded lines "
         f"(default: {DEFAULT_MAX_HIDDEN})",
     )
