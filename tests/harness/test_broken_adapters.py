@@ -24,6 +24,7 @@ import pytest
 from session_toolset_harness import check
 from session_toolset_harness.conform import cli as conform_cli
 from session_toolset_harness.explore import cli as explore_cli
+from session_toolset_harness.interrupt import Interrupted, raising_on_signals
 
 from .test_reports import assert_valid
 
@@ -424,3 +425,44 @@ def test_check_interrupted_during_the_proofs_leaves_no_worker(tmp_path: Path) ->
     assert found["verdict"] == "incomplete" and found["stopped"] == "SIGTERM"
     assert_valid("check", found, complete=False)
     wait_for(lambda: not [pid for pid in children if alive(pid)], 5)
+
+
+def test_an_inherited_ignored_sigint_stays_ignored() -> None:
+    """A process started with SIGINT ignored (``cmd &`` in a script, ``trap '' INT``) keeps
+    ignoring it, as Python does; SIGTERM still stops it."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with raising_on_signals():
+            assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+            assert callable(signal.getsignal(signal.SIGTERM))
+        # SIGTERM, unlike the ignored SIGINT, is handled
+        with pytest.raises(Interrupted), raising_on_signals():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.2)
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_conform_started_with_sigint_ignored_runs_on_through_a_sigint(tmp_path: Path) -> None:
+    report = tmp_path / "r.json"
+    adapter = faulty("--fault", "hang", "--on", "authorize")
+    argv = ["conform", "--adapter", adapter, "--timeout", "60", "--json", str(report)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "session_toolset_harness.cli", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    wait_for(lambda: len(descendants(proc.pid)) >= 1, 10)
+    time.sleep(1.0)
+    os.killpg(proc.pid, signal.SIGINT)
+    time.sleep(1.0)
+    assert proc.poll() is None  # still running: the SIGINT was not for it
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=10)
+    assert proc.returncode == 143, err
+    assert json.loads(report.read_text())["stopped"].startswith("interrupted by SIGTERM after ")
