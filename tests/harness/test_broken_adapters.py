@@ -466,3 +466,22 @@ def test_conform_started_with_sigint_ignored_runs_on_through_a_sigint(tmp_path: 
     _, err = proc.communicate(timeout=10)
     assert proc.returncode == 143, err
     assert json.loads(report.read_text())["stopped"].startswith("interrupted by SIGTERM after ")
+
+
+def test_an_interrupted_explore_reports_the_examples_it_ran_not_the_planned_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    class InterruptedAfterFive(explore_cli.Progress):
+        def update(self, done: int, note: str = "", *, force: bool = False) -> None:
+            if done == 5:  # Ctrl-C after the fifth example, at a point the test controls
+                raise Interrupted(signal.SIGINT)
+
+    monkeypatch.setattr(explore_cli, "Progress", InterruptedAfterFive)
+    report = tmp_path / "x.json"
+    argv = ["--seed", "3", "--examples", "400", "--quiet", "--json", str(report)]
+    assert explore_cli.main(argv) == 130
+    found = json.loads(report.read_text())
+    assert found["complete"] is False and found["examples"] == 400  # the plan, as asked
+    assert found["counts"]["examples"] == 5 == sum(s["examples"] for s in found["streams"])
+    assert_valid("explore", found, complete=False)
+    assert "interrupted by SIGINT after " in capsys.readouterr().err

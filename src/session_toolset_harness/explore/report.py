@@ -72,7 +72,7 @@ def build(
         verdict = "coverage"
     else:
         verdict = "pass"
-    examples = sum(plan.stream_examples(g) for g in plan.streams())
+    examples = sum(r.examples for r in outcome.runs)  # run, not planned (an interruption)
     counts = _counts(
         result.steps,
         examples,
