@@ -485,3 +485,39 @@ def test_an_interrupted_explore_reports_the_examples_it_ran_not_the_planned_ones
     assert found["counts"]["examples"] == 5 == sum(s["examples"] for s in found["streams"])
     assert_valid("explore", found, complete=False)
     assert "interrupted by SIGINT after " in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_prove_interrupted_writes_the_checks_that_finished_and_leaves_no_process(
+    tmp_path: Path, signum: int
+) -> None:
+    report, junit = tmp_path / "p.json", tmp_path / "p.xml"
+    proc = _start("prove", "--jobs", "2", "--json", str(report), "--junit", str(junit))
+    seen: set[int] = set()
+
+    def some_checks_finished() -> bool:
+        # each group process forks one child per obligation: once a few have come and gone,
+        # some checks are finished and many more are still to run
+        seen.update(descendants(proc.pid))
+        return len(seen) >= 2 + 4
+
+    wait_for(some_checks_finished, 60)
+    if signum == signal.SIGINT:
+        os.killpg(proc.pid, signum)  # Ctrl-C: every process of the job gets it
+    else:
+        proc.send_signal(signum)  # a supervisor's SIGTERM: the parent alone
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 128 + signum, err
+    assert "Traceback" not in err
+    found = json.loads(report.read_text())
+    assert_valid("prove", found, complete=False)
+    done, rows = found["counts"]["checks"], found["rows"]
+    assert found["verdict"] == "incomplete" and 0 < done == len(rows)
+    name = signal.Signals(signum).name
+    assert found["stopped"].startswith(f"interrupted by {name} after {done} of ")
+    summary = out.splitlines()[-1]  # the one summary line, last, saying it is incomplete
+    assert summary.startswith(f"{done} checks, ") and found["stopped"] in summary
+    assert 'errors="1"' in junit.read_text() and f"incomplete: interrupted by {name}" in (
+        junit.read_text()
+    )
+    wait_for(lambda: not [pid for pid in seen | descendants(proc.pid) if alive(pid)], 5)
