@@ -25,6 +25,7 @@ from session_toolset_harness import check
 from session_toolset_harness.conform import cli as conform_cli
 from session_toolset_harness.explore import cli as explore_cli
 from session_toolset_harness.interrupt import Interrupted, raising_on_signals
+from session_toolset_harness.progress import Progress
 
 from .test_reports import assert_valid
 
@@ -471,7 +472,7 @@ def test_conform_started_with_sigint_ignored_runs_on_through_a_sigint(tmp_path: 
 def test_an_interrupted_explore_reports_the_examples_it_ran_not_the_planned_ones(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    class InterruptedAfterFive(explore_cli.Progress):
+    class InterruptedAfterFive(Progress):
         def update(self, done: int, note: str = "", *, force: bool = False) -> None:
             if done == 5:  # Ctrl-C after the fifth example, at a point the test controls
                 raise Interrupted(signal.SIGINT)
