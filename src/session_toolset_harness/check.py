@@ -57,7 +57,7 @@ class _UsageError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise _UsageError(message)
+        raise _UsageError(f"{message} (see --help)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -311,7 +311,7 @@ def main(argv: list[str]) -> int:
 
     def partial(signum: int) -> None:
         if args.json is not None:
-            _write_partial(args.json, done, signal.Signals(signum).name)
+            _write_partial(args.json, done, _stopped(signum, done))
 
     def stop(signum: int) -> None:
         stop_child_processes()
@@ -326,10 +326,18 @@ def main(argv: list[str]) -> int:
             return _finish(args, done["prove"], done["conform"])
     except Interrupted as stopped:
         print(
-            f"\n{PROG}: interrupted by {stopped.name}; the results are incomplete", file=sys.stderr
+            f"\n{PROG}: {_stopped(stopped.signum, done)}; the results are incomplete",
+            file=sys.stderr,
         )
         partial(stopped.signum)
         return stopped.exit_status
+
+
+def _stopped(signum: int, done: dict[str, _Stage]) -> str:
+    """The report's ``stopped``, worded as every command's: the signal and how far it got."""
+    finished = sum(stage.signal is None for stage in done.values())
+    name = signal.Signals(signum).name
+    return f"interrupted by {name} after {finished} of {len(STAGES)} stages"
 
 
 def _write_partial(path: Path, done: dict[str, _Stage], stopped: str) -> None:

@@ -147,8 +147,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     command = COMMANDS.get(args[0])
     if command is None:
-        print(f"session-toolset: error: unknown command {args[0][:40]!r}\n", file=sys.stderr)
-        print(USAGE, end="", file=sys.stderr)
+        print(
+            f"session-toolset: error: unknown command {args[0][:40]!r} (see --help)",
+            file=sys.stderr,
+        )
         return 2
     try:
         return command(args[1:])
