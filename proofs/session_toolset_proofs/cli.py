@@ -196,6 +196,22 @@ ShowProgress = Callable[[int, bool], ProgressLine]
 """Makes the progress line of a run of ``total`` checks (``quiet``: ``--quiet`` was given)."""
 
 
+def _unwritable_directory(flag: str, path: Path | None) -> str | None:
+    """Why vector files cannot be written into the directory ``path``, checked before any proof
+    runs (None when they can): the directory is made (the vectors would make it anyway) and a
+    probe file written into it and removed."""
+    if path is None:
+        return None
+    probe = path / ".session-toolset-probe"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe.write_text("", encoding="utf-8")
+        probe.unlink()
+    except OSError as err:
+        return f"cannot write {flag} {path}: {err.strerror or err}"
+    return None
+
+
 def main(
     argv: list[str],
     independent: Callable[[], IndependentReplay] | None = None,
@@ -206,8 +222,17 @@ def main(
     except _UsageError as err:
         print(f"{PROG}: error: {err} (see --help)", file=sys.stderr)
         return 2
-    for flag, path in (("--json", args.json), ("--junit", args.junit)):
-        problem = _unwritable(flag, path)
+    problems = [
+        _unwritable(flag, path) for flag, path in (("--json", args.json), ("--junit", args.junit))
+    ]
+    problems += [
+        _unwritable_directory(flag, path)
+        for flag, path in (
+            ("--emit-vectors", args.emit_vectors),
+            ("--emit-hazard-vectors", args.emit_hazard_vectors),
+        )
+    ]
+    for problem in problems:
         if problem is not None:
             print(f"{PROG}: error: {problem}", file=sys.stderr)
             return 2

@@ -300,19 +300,22 @@ def test_check_refuses_an_adapter_that_fails_its_hello_before_proving(
     assert ("failed its hello" in lines[0]) or ("--adapter is empty" in lines[0])
 
 
-@pytest.mark.parametrize("flag", ["--json", "--junit"])
+@pytest.mark.parametrize("flag", ["--json", "--junit", "--emit-vectors", "--emit-hazard-vectors"])
 def test_prove_refuses_an_unwritable_report_before_proving(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, flag: str
 ) -> None:
     from session_toolset_proofs import cli as prove_cli
 
-    def never(*_args: object) -> object:
+    def never(*_args: object, **_kwargs: object) -> object:
         raise AssertionError("the proofs ran")
 
     monkeypatch.setattr(prove_cli, "run", never)
-    assert prove_cli.main([flag, str(tmp_path / "missing" / "p.out")]) == 2
+    monkeypatch.setattr(prove_cli, "check_all", never)  # the hazards
+    blocker = tmp_path / "a-file"
+    blocker.write_text("", encoding="utf-8")
+    assert prove_cli.main([flag, str(blocker / "p.out")]) == 2  # a file where a directory goes
     err = capsys.readouterr().err
-    assert f"cannot write {flag}" in err and "No such file or directory" in err
+    assert f"cannot write {flag}" in err and "Not a directory" in err, err
 
 
 @pytest.mark.parametrize("flag", ["--out", "--json"])
