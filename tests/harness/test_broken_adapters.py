@@ -418,9 +418,13 @@ def test_explore_workers_and_adapters_go_when_the_parent_is_killed() -> None:
 def test_check_interrupted_during_the_proofs_leaves_no_worker(tmp_path: Path) -> None:
     report = tmp_path / "c.json"
     proc = _start("check", "--json", str(report))
-    wait_for(lambda: len(descendants(proc.pid)) >= 1, 30)  # the proofs' forked worker
-    time.sleep(1.0)  # into the solver calls
-    children = descendants(proc.pid)
+    children: set[int] = set()
+
+    def some_checks_finished() -> bool:  # the proofs' forked workers, one child per obligation
+        children.update(descendants(proc.pid))
+        return len(children) >= 2 + 4
+
+    wait_for(some_checks_finished, 60)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=20)
     assert proc.returncode == 143, err
@@ -429,6 +433,9 @@ def test_check_interrupted_during_the_proofs_leaves_no_worker(tmp_path: Path) ->
     assert found["verdict"] == "incomplete"
     assert found["stopped"] == "interrupted by SIGTERM after 0 of 4 stages"
     assert_valid("check", found, complete=False)
+    proved = found["prove"]  # the checks that finished before the signal
+    assert proved["exit_status"] == 1 and proved["report"]["verdict"] == "incomplete"
+    assert proved["report"]["counts"]["checks"] == len(proved["report"]["rows"]) > 0
     wait_for(lambda: not [pid for pid in children if alive(pid)], 5)
 
 
