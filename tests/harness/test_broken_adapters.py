@@ -353,7 +353,7 @@ def _start(*argv: str) -> subprocess.Popen[str]:
     )
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM])  # SIGINT: the explore test below
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_conform_interrupted_writes_the_partial_report_and_kills_the_adapter(
     tmp_path: Path, signum: int
 ) -> None:
@@ -363,7 +363,10 @@ def test_conform_interrupted_writes_the_partial_report_and_kills_the_adapter(
     wait_for(lambda: len(descendants(proc.pid)) >= 1, 10)
     time.sleep(2.0)  # the vectors before the first authorize pass, then it hangs
     children = descendants(proc.pid)
-    proc.send_signal(signum)
+    if signum == signal.SIGINT:
+        os.killpg(proc.pid, signum)  # Ctrl-C: every process of the job gets it
+    else:
+        proc.send_signal(signum)  # a supervisor's SIGTERM: the parent alone
     _, err = proc.communicate(timeout=10)
     assert proc.returncode == 128 + signum, err
     assert "Traceback" not in err
