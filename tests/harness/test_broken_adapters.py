@@ -497,6 +497,7 @@ def test_an_interrupted_explore_reports_the_examples_it_ran_not_the_planned_ones
     assert explore_cli.main(argv) == 130
     found = json.loads(report.read_text())
     assert found["complete"] is False and found["examples"] == 400  # the plan, as asked
+    assert found["stopped"] == "interrupted by SIGINT after 5 examples"
     assert found["counts"]["examples"] == 5 == sum(s["examples"] for s in found["streams"])
     assert_valid("explore", found, complete=False)
     assert "interrupted by SIGINT after " in capsys.readouterr().err
