@@ -712,6 +712,9 @@ def run(
     they finish (what a run stopped midway got through)."""
     global _WORK
     work = jobs(profile_names, pattern)
+    tally = Tally() if tally is None else tally
+    tally.total = sum(j.rows for j in work)
+    tally.add([])  # none finished yet: a progress line shows the total at once
     _forget()
     nodes()  # the shared exploration, computed before any fork
     groups: dict[str, list[int]] = {}
@@ -719,9 +722,6 @@ def run(
         groups.setdefault(j.group, []).append(i)
     order = sorted(groups.values(), key=lambda g: (-sum(work[i].weight for i in g), g[0]))
     _WORK = work
-    tally = Tally() if tally is None else tally
-    tally.total = sum(j.rows for j in work)
-    tally.add([])  # none finished yet: a progress line shows the total at once
     gc.freeze()  # fewer copy-on-write pages in the forks
     try:
         _run_all(order, max(1, workers), tally)
