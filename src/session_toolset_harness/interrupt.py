@@ -7,7 +7,7 @@ command catches it where it still holds its partial results, kills its child pro
 its reports marked incomplete, and exits with ``128 + signal number`` (130 for SIGINT, 143 for
 SIGTERM), as a shell reports a process killed by that signal.
 
-A process started with SIGINT ignored (a background job of a script, ``nohup``, a shell's
+A process started with SIGINT ignored (a background job of a script, ``cmd &``; a shell's
 ``trap '' INT``) keeps ignoring it, as Python itself does: Ctrl-C was meant for something else.
 SIGTERM is always handled: it is how a supervisor, and the commands themselves (stopping their
 workers), end a run.
