@@ -3,7 +3,10 @@
 
 Exit 0 only when every default-profile obligation is proved, every expected refutation
 (profiles and mutants) happens and every witness is satisfiable; ``unknown`` is a failure; bad
-flags exit 2 with argparse's usage message.  With ``--emit-vectors`` every counterexample is
+flags exit 2 with one line.  SIGINT (and SIGTERM, where the caller turns it into a
+`KeyboardInterrupt` carrying ``signum``, as ``session-toolset`` does) kill the proof processes,
+write the reports with the checks that finished, marked incomplete, print the summary line and
+exit 130 (143).  With ``--emit-vectors`` every counterexample is
 also written as a PROTOCOL.md vector (`vectors`); a vector its own variant would pass (one that
 does not discriminate) is reported on stderr and fails the run.  ``--hazards`` also checks
 the hazards (`hazards`: what SPEC.md does not promise, each with a minimal trace) and fails the
@@ -14,10 +17,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 from session_toolset_model import keyword
 from session_toolset_model.profiles import DEFAULT_PROFILE, PROFILES
@@ -28,7 +32,7 @@ from .hazards.report import profiles_json, profiles_text
 from .hazards.report import text as hazard_text
 from .hazards.report import to_json as hazard_json
 from .hazards.vectors import hazard_vectors
-from .report import counterexample_vectors, report_variants, run
+from .report import Report, Tally, counterexample_vectors, report_variants, run
 from .vectors import replay, write
 
 PROG = "session-toolset prove"
@@ -44,12 +48,24 @@ def _jobs(text: str) -> int:
     return value
 
 
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line, like every other subcommand's (not argparse's usage text)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(message)
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog=PROG,
         description="Check the model's proof obligations with Z3.",
         epilog="Exit status: 0 everything as expected, 1 an obligation not proved, a witness "
-        "not found, an expected refutation missing or an unknown; 2 usage error.",
+        "not found, an expected refutation missing or an unknown; 2 usage error; 130/143 "
+        "interrupted by SIGINT/SIGTERM (the reports hold the checks that finished).",
     )
     g = p.add_mutually_exclusive_group()
     g.add_argument(
@@ -168,10 +184,55 @@ def _unwritable(flag: str, path: Path | None) -> str | None:
     return None
 
 
-def main(argv: list[str], independent: Callable[[], IndependentReplay] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    for flag, path in (("--json", args.json), ("--junit", args.junit)):
-        problem = _unwritable(flag, path)
+class ProgressLine(Protocol):
+    """A progress line (the harness's `session_toolset_harness.progress.Progress`)."""
+
+    def update(self, done: int, note: str = "", *, force: bool = False) -> None: ...
+
+    def close(self) -> None: ...
+
+
+ShowProgress = Callable[[int, bool], ProgressLine]
+"""Makes the progress line of a run of ``total`` checks (``quiet``: ``--quiet`` was given)."""
+
+
+def _unwritable_directory(flag: str, path: Path | None) -> str | None:
+    """Why vector files cannot be written into the directory ``path``, checked before any proof
+    runs (None when they can): the directory is made (the vectors would make it anyway) and a
+    probe file written into it and removed."""
+    if path is None:
+        return None
+    probe = path / ".session-toolset-probe"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe.write_text("", encoding="utf-8")
+        probe.unlink()
+    except OSError as err:
+        return f"cannot write {flag} {path}: {err.strerror or err}"
+    return None
+
+
+def main(
+    argv: list[str],
+    independent: Callable[[], IndependentReplay] | None = None,
+    progress: ShowProgress | None = None,
+) -> int:
+    try:
+        args = _parser().parse_args(argv)
+    except _UsageError as err:
+        print(f"{PROG}: error: {err} (see --help)", file=sys.stderr)
+        return 2
+    problems = [
+        _unwritable(flag, path) for flag, path in (("--json", args.json), ("--junit", args.junit))
+    ]
+    problems += [
+        _unwritable_directory(flag, path)
+        for flag, path in (
+            ("--emit-vectors", args.emit_vectors),
+            ("--emit-hazard-vectors", args.emit_hazard_vectors),
+        )
+    ]
+    for problem in problems:
         if problem is not None:
             print(f"{PROG}: error: {problem}", file=sys.stderr)
             return 2
@@ -179,11 +240,59 @@ def main(argv: list[str], independent: Callable[[], IndependentReplay] | None = 
     if DEFAULT_PROFILE in profiles:
         profiles.remove(DEFAULT_PROFILE)
         profiles.insert(0, DEFAULT_PROFILE)
-    # Like a good Unix tool: a progress line on a terminal only, the unexpected rows (or every
-    # row with --verbose), and the summary as the one last line.
-    if sys.stdout.isatty() and not (args.quiet or args.verbose):
-        print(f"prove: checking {', '.join(profiles)} on {args.jobs} worker(s) ...", flush=True)
-    report = run(profiles, args.pattern, args.jobs)
+    tally = Tally()
+    try:
+        return _prove(args, profiles, tally, independent, progress)
+    except KeyboardInterrupt as stop:
+        return _interrupted(args, tally, getattr(stop, "signum", signal.SIGINT))
+
+
+def _interrupted(args: argparse.Namespace, tally: Tally, signum: int) -> int:
+    """SIGINT/SIGTERM: the checks that finished, in the reports marked incomplete, and the
+    summary line; exit ``128 + signum``."""
+    name = signal.Signals(signum).name
+    report = tally.report(f"interrupted by {name} after {tally.done} of {tally.total} checks")
+    table = report.table(only_unexpected=not args.verbose)
+    if table:
+        print(table)
+    if args.json:
+        _write(args.json, report.to_json())
+    if args.junit:
+        _write(args.junit, report.to_junit())
+    print(report.summary(), flush=True)
+    return 128 + signum
+
+
+def _run(
+    args: argparse.Namespace, profiles: list[str], tally: Tally, progress: ShowProgress | None
+) -> Report:
+    """The checks, with a progress line when the caller offers one (a terminal, no --quiet),
+    made once `run` knows how many checks there are."""
+    if progress is None:
+        return run(profiles, args.pattern, args.jobs, tally)
+    shown: list[ProgressLine] = []
+
+    def update(done: int) -> None:
+        if not shown:
+            shown.append(progress(tally.total, args.quiet))
+        shown[0].update(done)
+
+    tally.on_rows = update
+    try:
+        return run(profiles, args.pattern, args.jobs, tally)
+    finally:
+        for line in shown:
+            line.close()
+
+
+def _prove(
+    args: argparse.Namespace,
+    profiles: list[str],
+    tally: Tally,
+    independent: Callable[[], IndependentReplay] | None,
+    progress: ShowProgress | None,
+) -> int:
+    report = _run(args, profiles, tally, progress)
     if not report.rows:
         print(f"{PROG}: error: no obligation name contains -k {args.pattern!r}", file=sys.stderr)
         return 2

@@ -15,6 +15,7 @@ import os
 import pickle
 import selectors
 import signal
+import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -83,19 +84,24 @@ class Row:
 @dataclass
 class Report:
     rows: list[Row]
+    stopped: str | None = None
+    """Why the run ended before its last check (``interrupted by SIGINT after ...``); the rows
+    are then those that finished.  None for a complete run."""
 
     @property
     def ok(self) -> bool:
-        return all(r.passed for r in self.rows)
+        return self.stopped is None and all(r.passed for r in self.rows)
 
     def summary(self) -> str:
         failed = sum(not r.passed for r in self.rows)
         secs = sum(r.seconds for r in self.rows)
         agree = [r for r in self.rows if r.kind == "agreement"]
         both = f"; {sum(r.passed for r in agree)} of {len(agree)} agreement checks as expected"
+        stopped = "" if self.stopped is None else f" (incomplete: {self.stopped})"
         return (
             f"{len(self.rows)} checks, {len(self.rows) - failed} as expected, {failed} not; "
             f"{self.proof_counts()}{both if agree else ''}; {secs:.1f} s summed over checks"
+            f"{stopped}"
         )
 
     def proof_counts(self) -> str:
@@ -141,18 +147,20 @@ class Report:
         except metadata.PackageNotFoundError:
             version = "unknown"
         failed = sum(not r.passed for r in self.rows)
+        verdict = "pass" if (self.ok if ok is None else ok) else "fail"
         return {
             "format": "session-toolset prove report",
             "format_version": FORMAT_VERSION,
             "tool": "session-toolset prove",
             "version": version,
-            "verdict": "pass" if (self.ok if ok is None else ok) else "fail",
-            "complete": True,
+            "verdict": verdict if self.stopped is None else "incomplete",
+            "complete": self.stopped is None,
             "counts": {
                 "checks": len(self.rows),
                 "as_expected": len(self.rows) - failed,
                 "unexpected": failed,
             },
+            "stopped": self.stopped,
         }
 
     def to_json(self) -> str:
@@ -190,9 +198,16 @@ class Report:
                 f'name="{escape(r.name)}" time="{r.seconds:.3f}">{body}</testcase>'
             )
         fails = sum(not r.passed for r in self.rows)
+        errors = 0
+        if self.stopped is not None:  # the checks not run would otherwise pass unnoticed
+            errors = 1
+            cases.append(
+                '<testcase classname="prove" name="incomplete" time="0.000">'
+                f'<error message="incomplete: {escape(self.stopped)}"/></testcase>'
+            )
         return (
-            f'<?xml version="1.0"?>\n<testsuite name="prove" tests="{len(self.rows)}" '
-            f'failures="{fails}">' + "".join(cases) + "</testsuite>\n"
+            f'<?xml version="1.0"?>\n<testsuite name="prove" tests="{len(cases)}" '
+            f'failures="{fails}" errors="{errors}">' + "".join(cases) + "</testsuite>\n"
         )
 
 
@@ -294,6 +309,13 @@ class Job:
         if self.check_name.startswith("mutant:"):
             unit = 1.0
         return unit * OP_COST.get(self.group, 1.0)
+
+    @property
+    def rows(self) -> int:
+        """How many rows `execute` returns (progress)."""
+        if self.reach_op is not None:
+            return len(self.reach_names)
+        return 2 if self.agree_instance else 1
 
     def execute(self) -> list[Row]:
         if self.agree_op is not None:
@@ -469,22 +491,58 @@ def _die_with_parent() -> None:
         pass
 
 
-def _spawn(work: Callable[[], Any]) -> tuple[int, int]:
-    """Fork a child that runs ``work`` and nothing else, sends its pickled result (or the
-    exception it raised) through a pipe and exits; returns (pid, read end of the pipe)."""
+_FRAME = struct.Struct("!Q")
+"""The length of each pickled message a forked child sends its parent."""
+
+
+def _frame(kind: str, value: Any) -> bytes:
+    body = pickle.dumps((kind, value), protocol=pickle.HIGHEST_PROTOCOL)
+    return _FRAME.pack(len(body)) + body
+
+
+def _messages(buffer: bytearray) -> list[tuple[str, Any]]:
+    """The complete messages at the start of ``buffer``, removed from it."""
+    out = []
+    while len(buffer) >= _FRAME.size:
+        (size,) = _FRAME.unpack_from(buffer)
+        if len(buffer) < _FRAME.size + size:
+            break
+        out.append(pickle.loads(bytes(buffer[_FRAME.size : _FRAME.size + size])))
+        del buffer[: _FRAME.size + size]
+    return out
+
+
+Emit = Callable[[Any], None]
+"""Sends a partial result to the parent while the child works on (`_spawn`)."""
+
+
+def _spawn(work: Callable[[Emit], Any]) -> tuple[int, int]:
+    """Fork a child that runs ``work`` and nothing else, sends what it passes to its ``emit``
+    argument as it goes, then its result (or the exception it raised), through a pipe, and
+    exits; returns (pid, read end of the pipe).
+
+    The child ignores SIGINT and takes SIGTERM's default action: the parent decides what an
+    interruption ends (a Ctrl-C reaches every process of the terminal's job) and kills it."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child
         status = 0
         try:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
             os.close(read)
             _die_with_parent()
-            try:
-                payload: tuple[str, Any] = ("ok", work())
-            except Exception as err:  # handed to the parent, which raises it
-                payload = ("error", err)
             with os.fdopen(write, "wb") as out:
-                pickle.dump(payload, out, protocol=pickle.HIGHEST_PROTOCOL)
+
+                def emit(value: Any) -> None:
+                    out.write(_frame("part", value))
+                    out.flush()
+
+                try:
+                    payload: tuple[str, Any] = ("ok", work(emit))
+                except Exception as err:  # handed to the parent, which raises it
+                    payload = ("error", err)
+                out.write(_frame(*payload))
         except BaseException:  # nothing may escape a forked child
             status = 1
         finally:
@@ -493,11 +551,7 @@ def _spawn(work: Callable[[], Any]) -> tuple[int, int]:
     return pid, read
 
 
-def _unpack(pid: int, data: bytes) -> Any:
-    os.waitpid(pid, 0)
-    if not data:
-        raise RuntimeError("a proof job's process died without a result")
-    kind, value = pickle.loads(data)
+def _result(kind: str, value: Any) -> Any:
     if kind == "error":
         raise value
     return value
@@ -507,51 +561,89 @@ def isolated(job: Callable[[], list[Row]]) -> list[Row]:
     """Run ``job`` in a forked child that runs nothing else and exits after it; its rows, and
     the concrete results it computed (`explore.merge`), come back through a pipe."""
 
-    def work() -> Any:
+    def work(_emit: Emit) -> Any:
         before = explore.mark()
         return job(), explore.computed_since(before)
 
     pid, read = _spawn(work)
     with os.fdopen(read, "rb") as inp:
-        data = inp.read()
-    rows, computed = _unpack(pid, data)
+        data = bytearray(inp.read())
+    os.waitpid(pid, 0)
+    messages = _messages(data)
+    if not messages:
+        raise RuntimeError("a proof job's process died without a result")
+    rows, computed = _result(*messages[-1])
     explore.merge(computed)
     return list(rows)
 
 
-def _run_all(groups: list[list[int]], workers: int) -> dict[int, list[Row]]:
-    """Every group in its own forked process (`_run_group`), at most ``workers`` at a time;
-    on any exception (Ctrl-C included) the running ones are killed and waited for."""
+@dataclass
+class Tally:
+    """A run as it goes: the rows of the jobs finished so far, by job index, and how many rows
+    the whole run has.  `run` fills it as each isolation unit finishes, so a caller that stops
+    the run midway (SIGINT, SIGTERM) still has every row that finished."""
+
+    total: int = 0
+    finished: dict[int, list[Row]] = field(default_factory=dict)
+    on_rows: Callable[[int], None] | None = None
+    """Told the number of rows finished so far, after each unit (a progress line)."""
+
+    @property
+    def done(self) -> int:
+        return sum(len(rows) for rows in self.finished.values())
+
+    def add(self, results: list[tuple[int, list[Row]]]) -> None:
+        self.finished.update(results)
+        if self.on_rows is not None:
+            self.on_rows(self.done)
+
+    def report(self, stopped: str | None = None) -> Report:
+        """The finished rows in report order (``stopped``: why the rest did not run)."""
+        rows = [row for i in sorted(self.finished) for row in self.finished[i]]
+        return Report(rows, stopped)
+
+
+def _run_all(groups: list[list[int]], workers: int, tally: Tally) -> None:
+    """Every group in its own forked process (`_run_group`), at most ``workers`` at a time,
+    each unit's rows into ``tally`` as it finishes; on any exception (Ctrl-C included) the
+    running ones are killed and waited for."""
     pending = list(groups)
-    running: dict[int, tuple[int, bytearray]] = {}
-    results: dict[int, list[Row]] = {}
+    running: dict[int, tuple[int, bytearray, list[bool]]] = {}
     sel = selectors.DefaultSelector()
     try:
         while pending or running:
             while pending and len(running) < workers:
                 group = pending.pop(0)
                 pid, fd = _spawn(functools.partial(_run_group, group))
-                running[fd] = (pid, bytearray())
+                running[fd] = (pid, bytearray(), [False])
                 sel.register(fd, selectors.EVENT_READ)
             for key, _ in sel.select():
                 fd = int(key.fd)
+                pid, buffer, ended = running[fd]
                 chunk = os.read(fd, 1 << 20)
+                buffer.extend(chunk)
+                for kind, value in _messages(buffer):
+                    if kind == "part":
+                        tally.add(value)
+                    else:
+                        _result(kind, value)
+                        ended[0] = True
                 if chunk:
-                    running[fd][1].extend(chunk)
                     continue
                 sel.unregister(fd)
                 os.close(fd)
-                pid, data = running.pop(fd)
-                results.update(_unpack(pid, bytes(data)))
+                del running[fd]
+                os.waitpid(pid, 0)
+                if not ended[0]:
+                    raise RuntimeError("a proof job's process died without a result")
     except BaseException:
-        for fd, (pid, _) in running.items():
+        for fd, (pid, _, _) in running.items():
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
             os.close(fd)
         raise
     finally:
         sel.close()
-    return results
 
 
 def _forget() -> None:
@@ -576,20 +668,18 @@ def _unit(job: Job, i: int) -> tuple[str, ...]:
     return ("job", str(i))
 
 
-def _run_group(indices: list[int]) -> list[tuple[int, list[Row]]]:
+def _run_group(indices: list[int], emit: Emit) -> None:
     """The jobs of one group (one op), in a process forked from the parent that runs nothing
-    else: each isolation unit (`_unit`) in its own forked child (`isolated`), the concrete
-    results of one unit handed on to the next (pure functions of their inputs, no Z3 state)."""
+    else: each isolation unit (`_unit`) in its own forked child (`isolated`), its rows sent to
+    the parent as soon as it finishes, the concrete results of one unit handed on to the next
+    (pure functions of their inputs, no Z3 state)."""
     _prebuild(_WORK[indices[0]].group)
     units: dict[tuple[str, ...], list[int]] = {}
     for i in indices:
         units.setdefault(_unit(_WORK[i], i), []).append(i)
-    out: list[tuple[int, list[Row]]] = []
     for members in units.values():
         rows = isolated(functools.partial(_unit_rows, members))
-        for i in members:
-            out.append((i, [r for r in rows if r.job == i]))
-    return out
+        emit([(i, [r for r in rows if r.job == i]) for i in members])
 
 
 def _unit_rows(members: list[int]) -> list[Row]:
@@ -603,7 +693,12 @@ def _tagged(i: int) -> list[Row]:
     return rows
 
 
-def run(profile_names: list[str], pattern: keyword.Selector = None, workers: int = 1) -> Report:
+def run(
+    profile_names: list[str],
+    pattern: keyword.Selector = None,
+    workers: int = 1,
+    tally: Tally | None = None,
+) -> Report:
     """Check every obligation selected by ``-k pattern`` (`keyword`) under the profiles.
 
     Isolation: every obligation under one profile (its rows in a fixed order: `_unit`), every
@@ -613,9 +708,13 @@ def run(profile_names: list[str], pattern: keyword.Selector = None, workers: int
     then the same for an obligation whatever ran before it or beside it: its rows' answers are
     the same when it is selected alone (``-k``) and in the full run, for any number of
     ``workers``.  Groups (one op each) only share the concrete exploration's results and
-    balance the load.  The rows come back in report order."""
+    balance the load.  The rows come back in report order; ``tally``, when given, holds them as
+    they finish (what a run stopped midway got through)."""
     global _WORK
     work = jobs(profile_names, pattern)
+    tally = Tally() if tally is None else tally
+    tally.total = sum(j.rows for j in work)
+    tally.add([])  # none finished yet: a progress line shows the total at once
     _forget()
     nodes()  # the shared exploration, computed before any fork
     groups: dict[str, list[int]] = {}
@@ -625,11 +724,11 @@ def run(profile_names: list[str], pattern: keyword.Selector = None, workers: int
     _WORK = work
     gc.freeze()  # fewer copy-on-write pages in the forks
     try:
-        results = _run_all(order, max(1, workers))
+        _run_all(order, max(1, workers), tally)
     finally:
         _WORK = []
         gc.unfreeze()
-    return Report([row for i in range(len(work)) for row in results[i]])
+    return tally.report()
 
 
 def _has_cex(r: Row) -> bool:

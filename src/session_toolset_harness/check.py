@@ -19,7 +19,8 @@ every stage's full report whatever is printed, under the common envelope (`envel
 ``--summary FILE`` (also appended to ``$GITHUB_STEP_SUMMARY`` when set) a Markdown table of the
 stages with the first failure; both files are checked writable before anything runs.
 SIGINT/SIGTERM stop the running half (its worker processes and the adapter with it), write
-``--json`` with what finished (verdict ``incomplete``, ``complete: false``) and exit 130/143.
+``--json`` with what finished, the interrupted half's checks or vectors included (verdict
+``incomplete``, ``complete: false``), and exit 130/143.
 """
 
 from __future__ import annotations
@@ -33,11 +34,14 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .envelope import envelope, writable_problem
 from .interrupt import Interrupted, exit_later, raising_on_signals, stop_child_processes
 from .summary import GITHUB_STEP_SUMMARY, code_block, publish, table
+
+if TYPE_CHECKING:
+    from session_toolset_proofs.report import Tally
 
 __all__ = ["main"]
 
@@ -57,7 +61,7 @@ class _UsageError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise _UsageError(message)
+        raise _UsageError(f"{message} (see --help)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -116,12 +120,13 @@ class _Console:
             print(text, flush=True)
 
 
-def _prove(console: _Console) -> _Stage:
+def _prove(console: _Console, tally: Tally) -> _Stage:
+    """The proofs' stage; ``tally`` holds the checks that finished (an interruption's)."""
     from session_toolset_proofs.report import Report, run
 
     console.note(f"check: proving the model (profile {DEFAULT_PROFILE}) ...")
     started = time.perf_counter()
-    report = run([DEFAULT_PROFILE], None, PROVE_WORKERS)
+    report = run([DEFAULT_PROFILE], None, PROVE_WORKERS, tally)
     seconds = time.perf_counter() - started
     table = report.table(only_unexpected=not console.verbose)
     if table:
@@ -307,11 +312,20 @@ def main(argv: list[str]) -> int:
         return 2
 
     console = _Console(progress=sys.stdout.isatty() and not args.quiet, verbose=args.verbose)
+    from session_toolset_proofs.report import Tally
+
     done: dict[str, _Stage] = {}
+    proving = Tally()
 
     def partial(signum: int) -> None:
-        if args.json is not None:
-            _write_partial(args.json, done, signal.Signals(signum).name)
+        if args.json is None:
+            return
+        stopped = _stopped(signum, done)
+        stages = dict(done)
+        if "prove" not in stages and proving.total:  # interrupted during the proofs
+            report = json.loads(proving.report(stopped).to_json())
+            stages["prove"] = _Stage(1, 0.0, "interrupted", report, signal=signum)
+        _write_partial(args.json, stages, stopped)
 
     def stop(signum: int) -> None:
         stop_child_processes()
@@ -319,17 +333,25 @@ def main(argv: list[str]) -> int:
 
     try:
         with raising_on_signals(before=stop):
-            done["prove"] = _prove(console)
+            done["prove"] = _prove(console, proving)
             done["conform"] = _conform(console, args.adapter)
             if done["conform"].signal is not None:
                 raise Interrupted(done["conform"].signal)
             return _finish(args, done["prove"], done["conform"])
     except Interrupted as stopped:
         print(
-            f"\n{PROG}: interrupted by {stopped.name}; the results are incomplete", file=sys.stderr
+            f"\n{PROG}: {_stopped(stopped.signum, done)}; the results are incomplete",
+            file=sys.stderr,
         )
         partial(stopped.signum)
         return stopped.exit_status
+
+
+def _stopped(signum: int, done: dict[str, _Stage]) -> str:
+    """The report's ``stopped``, worded as every command's: the signal and how far it got."""
+    finished = sum(stage.signal is None for stage in done.values())
+    name = signal.Signals(signum).name
+    return f"interrupted by {name} after {finished} of {len(STAGES)} stages"
 
 
 def _write_partial(path: Path, done: dict[str, _Stage], stopped: str) -> None:

@@ -92,8 +92,14 @@ def _prove(argv: list[str]) -> int:
     from session_toolset_proofs.cli import main as prove_main
 
     from .independent import replay
+    from .interrupt import raising_on_signals
+    from .progress import Progress, on_terminal
 
-    return prove_main(argv, independent=replay)
+    def progress(total: int, quiet: bool) -> Progress:
+        return Progress("prove", total, "checks", enabled=on_terminal(quiet))
+
+    with raising_on_signals():  # SIGTERM too: prove writes what finished, like the others
+        return prove_main(argv, independent=replay, progress=progress)
 
 
 def _conform(argv: list[str]) -> int:
@@ -141,8 +147,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     command = COMMANDS.get(args[0])
     if command is None:
-        print(f"session-toolset: error: unknown command {args[0][:40]!r}\n", file=sys.stderr)
-        print(USAGE, end="", file=sys.stderr)
+        print(
+            f"session-toolset: error: unknown command {args[0][:40]!r} (see --help)",
+            file=sys.stderr,
+        )
         return 2
     try:
         return command(args[1:])

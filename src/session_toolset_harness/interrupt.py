@@ -6,6 +6,11 @@ whatever the command is doing (a wait on an adapter's reply included).  `Interru
 command catches it where it still holds its partial results, kills its child processes, writes
 its reports marked incomplete, and exits with ``128 + signal number`` (130 for SIGINT, 143 for
 SIGTERM), as a shell reports a process killed by that signal.
+
+A process started with SIGINT ignored (a background job of a script, ``cmd &``; a shell's
+``trap '' INT``) keeps ignoring it, as Python itself does: Ctrl-C was meant for something else.
+SIGTERM is always handled: it is how a supervisor, and the commands themselves (stopping their
+workers), end a run.
 """
 
 from __future__ import annotations
@@ -48,9 +53,9 @@ def raising_on_signals(
     before: Callable[[int], None] | None = None, signals: tuple[int, ...] = SIGNALS
 ) -> Iterator[None]:
     """``signals`` (SIGINT and SIGTERM) raise `Interrupted` inside the block (main thread only:
-    elsewhere signals cannot be handled, and the block runs unchanged).  ``before``: called
-    first, in the handler, with the signal number (say, to stop worker processes a library would
-    otherwise wait for)."""
+    elsewhere signals cannot be handled, and the block runs unchanged).  An ignored SIGINT stays
+    ignored (see the module's docstring).  ``before``: called first, in the handler, with the
+    signal number (say, to stop worker processes a library would otherwise wait for)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -64,12 +69,19 @@ def raising_on_signals(
             before(signum)
         raise Interrupted(signum)
 
-    previous = {signum: signal.signal(signum, handler) for signum in signals}
+    handled = [s for s in signals if not _ignored_interrupt(s)]
+    previous = {signum: signal.signal(signum, handler) for signum in handled}
     try:
         yield
     finally:
         for signum, handler_before in previous.items():
             signal.signal(signum, handler_before)
+
+
+def _ignored_interrupt(signum: int) -> bool:
+    """Whether ``signum`` is a SIGINT this process ignores (inherited from whatever started it:
+    Python installs its own SIGINT handler only where SIGINT was not ignored)."""
+    return signum == signal.SIGINT and signal.getsignal(signum) == signal.SIG_IGN
 
 
 def stop_child_processes() -> None:

@@ -66,8 +66,49 @@ def test_shard_runs_merge_into_one_verdict(
     assert main(["--merge", *map(str, reports)]) == 0
     assert "5 passed, 0 failed" in capsys.readouterr().out
     assert main(["--merge", str(reports[0]), str(reports[2])]) == 1
-    assert "2/3 missing" in capsys.readouterr().out
-    assert main(["--merge", str(reports[0]), str(reports[0]), *map(str, reports[1:])]) == 1
+    last = capsys.readouterr().out.splitlines()[-1]  # the summary line says why it exits 1
+    assert last.endswith("(2 reports merged): FAILED (shard(s) 2/3 missing)"), last
+
+
+@pytest.mark.parametrize(
+    ("twice", "error"),
+    [
+        ("same file", "--merge: {r1} given twice"),
+        ("same file, other spelling", "--merge: {r1} given twice"),
+        ("copied shard", "--merge: shard 1/3 given twice ({r1} and {copy})"),
+        ("other split", "--merge: vector t/v0 is in {whole} and in {r1} (4 more vectors"),
+    ],
+)
+def test_a_merge_that_would_count_vectors_twice_is_a_usage_error(
+    write_vector: WriteVector,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    twice: str,
+    error: str,
+) -> None:
+    for i in range(5):
+        path = write_vector(f"t/v{i}", parse_ok(f"a:b{i}"))
+    runs = {"r1": "1/3", "r2": "2/3", "r3": "3/3", "whole": "1/1"}
+    reports = {name: tmp_path / f"{name}.json" for name in runs}
+    for name, split in runs.items():
+        argv = ["--vectors", str(path.parent), "--adapter", mini(), "--shard", split]
+        assert main([*argv, "--json", str(reports[name]), "--quiet"]) == 0
+    copy = tmp_path / "copy.json"
+    copy.write_bytes(reports["r1"].read_bytes())
+    r1, rest = str(reports["r1"]), [str(reports["r2"]), str(reports["r3"])]
+    extra = {
+        "same file": r1,
+        "same file, other spelling": str(tmp_path / "." / "r1.json"),
+        "copied shard": str(copy),
+        "other split": None,
+    }[twice]
+    first = [str(reports["whole"]), r1] if extra is None else [r1, extra]
+    capsys.readouterr()
+    assert main(["--merge", *first, *rest]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    wanted = error.format(r1=r1, copy=copy, whole=reports["whole"])
+    assert err.startswith(f"session-toolset conform: error: {wanted}") and err.count("\n") == 1
 
 
 def test_a_failing_shard_fails_the_merge(

@@ -24,6 +24,8 @@ import pytest
 from session_toolset_harness import check
 from session_toolset_harness.conform import cli as conform_cli
 from session_toolset_harness.explore import cli as explore_cli
+from session_toolset_harness.interrupt import Interrupted, raising_on_signals
+from session_toolset_harness.progress import Progress
 
 from .test_reports import assert_valid
 
@@ -298,19 +300,22 @@ def test_check_refuses_an_adapter_that_fails_its_hello_before_proving(
     assert ("failed its hello" in lines[0]) or ("--adapter is empty" in lines[0])
 
 
-@pytest.mark.parametrize("flag", ["--json", "--junit"])
+@pytest.mark.parametrize("flag", ["--json", "--junit", "--emit-vectors", "--emit-hazard-vectors"])
 def test_prove_refuses_an_unwritable_report_before_proving(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, flag: str
 ) -> None:
     from session_toolset_proofs import cli as prove_cli
 
-    def never(*_args: object) -> object:
+    def never(*_args: object, **_kwargs: object) -> object:
         raise AssertionError("the proofs ran")
 
     monkeypatch.setattr(prove_cli, "run", never)
-    assert prove_cli.main([flag, str(tmp_path / "missing" / "p.out")]) == 2
+    monkeypatch.setattr(prove_cli, "check_all", never)  # the hazards
+    blocker = tmp_path / "a-file"
+    blocker.write_text("", encoding="utf-8")
+    assert prove_cli.main([flag, str(blocker / "p.out")]) == 2  # a file where a directory goes
     err = capsys.readouterr().err
-    assert f"cannot write {flag}" in err and "No such file or directory" in err
+    assert f"cannot write {flag}" in err and "Not a directory" in err, err
 
 
 @pytest.mark.parametrize("flag", ["--out", "--json"])
@@ -348,7 +353,7 @@ def _start(*argv: str) -> subprocess.Popen[str]:
     )
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM])  # SIGINT: the explore test below
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_conform_interrupted_writes_the_partial_report_and_kills_the_adapter(
     tmp_path: Path, signum: int
 ) -> None:
@@ -358,7 +363,10 @@ def test_conform_interrupted_writes_the_partial_report_and_kills_the_adapter(
     wait_for(lambda: len(descendants(proc.pid)) >= 1, 10)
     time.sleep(2.0)  # the vectors before the first authorize pass, then it hangs
     children = descendants(proc.pid)
-    proc.send_signal(signum)
+    if signum == signal.SIGINT:
+        os.killpg(proc.pid, signum)  # Ctrl-C: every process of the job gets it
+    else:
+        proc.send_signal(signum)  # a supervisor's SIGTERM: the parent alone
     _, err = proc.communicate(timeout=10)
     assert proc.returncode == 128 + signum, err
     assert "Traceback" not in err
@@ -413,14 +421,119 @@ def test_explore_workers_and_adapters_go_when_the_parent_is_killed() -> None:
 def test_check_interrupted_during_the_proofs_leaves_no_worker(tmp_path: Path) -> None:
     report = tmp_path / "c.json"
     proc = _start("check", "--json", str(report))
-    wait_for(lambda: len(descendants(proc.pid)) >= 1, 30)  # the proofs' forked worker
-    time.sleep(1.0)  # into the solver calls
-    children = descendants(proc.pid)
+    children: set[int] = set()
+
+    def some_checks_finished() -> bool:  # the proofs' forked workers, one child per obligation
+        children.update(descendants(proc.pid))
+        return len(children) >= 2 + 4
+
+    wait_for(some_checks_finished, 60)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=20)
     assert proc.returncode == 143, err
     assert "Traceback" not in err and "interrupted by SIGTERM" in err
     found = json.loads(report.read_text())
-    assert found["verdict"] == "incomplete" and found["stopped"] == "SIGTERM"
+    assert found["verdict"] == "incomplete"
+    assert found["stopped"] == "interrupted by SIGTERM after 0 of 4 stages"
     assert_valid("check", found, complete=False)
+    proved = found["prove"]  # the checks that finished before the signal
+    assert proved["exit_status"] == 1 and proved["report"]["verdict"] == "incomplete"
+    assert proved["report"]["counts"]["checks"] == len(proved["report"]["rows"]) > 0
     wait_for(lambda: not [pid for pid in children if alive(pid)], 5)
+
+
+def test_an_inherited_ignored_sigint_stays_ignored() -> None:
+    """A process started with SIGINT ignored (``cmd &`` in a script, ``trap '' INT``) keeps
+    ignoring it, as Python does; SIGTERM still stops it."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with raising_on_signals():
+            assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+            assert callable(signal.getsignal(signal.SIGTERM))
+        # SIGTERM, unlike the ignored SIGINT, is handled
+        with pytest.raises(Interrupted), raising_on_signals():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.2)
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_conform_started_with_sigint_ignored_runs_on_through_a_sigint(tmp_path: Path) -> None:
+    report = tmp_path / "r.json"
+    adapter = faulty("--fault", "hang", "--on", "authorize")
+    argv = ["conform", "--adapter", adapter, "--timeout", "60", "--json", str(report)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "session_toolset_harness.cli", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    wait_for(lambda: len(descendants(proc.pid)) >= 1, 10)
+    time.sleep(1.0)
+    os.killpg(proc.pid, signal.SIGINT)
+    time.sleep(1.0)
+    assert proc.poll() is None  # still running: the SIGINT was not for it
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=10)
+    assert proc.returncode == 143, err
+    assert json.loads(report.read_text())["stopped"].startswith("interrupted by SIGTERM after ")
+
+
+def test_an_interrupted_explore_reports_the_examples_it_ran_not_the_planned_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    class InterruptedAfterFive(Progress):
+        def update(self, done: int, note: str = "", *, force: bool = False) -> None:
+            if done == 5:  # Ctrl-C after the fifth example, at a point the test controls
+                raise Interrupted(signal.SIGINT)
+
+    monkeypatch.setattr(explore_cli, "Progress", InterruptedAfterFive)
+    report = tmp_path / "x.json"
+    argv = ["--seed", "3", "--examples", "400", "--quiet", "--json", str(report)]
+    assert explore_cli.main(argv) == 130
+    found = json.loads(report.read_text())
+    assert found["complete"] is False and found["examples"] == 400  # the plan, as asked
+    assert found["stopped"] == "interrupted by SIGINT after 5 examples"
+    assert found["counts"]["examples"] == 5 == sum(s["examples"] for s in found["streams"])
+    assert_valid("explore", found, complete=False)
+    assert "interrupted by SIGINT after " in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_prove_interrupted_writes_the_checks_that_finished_and_leaves_no_process(
+    tmp_path: Path, signum: int
+) -> None:
+    report, junit = tmp_path / "p.json", tmp_path / "p.xml"
+    proc = _start("prove", "--jobs", "2", "--json", str(report), "--junit", str(junit))
+    seen: set[int] = set()
+
+    def some_checks_finished() -> bool:
+        # each group process forks one child per obligation: once a few have come and gone,
+        # some checks are finished and many more are still to run
+        seen.update(descendants(proc.pid))
+        return len(seen) >= 2 + 4
+
+    wait_for(some_checks_finished, 60)
+    if signum == signal.SIGINT:
+        os.killpg(proc.pid, signum)  # Ctrl-C: every process of the job gets it
+    else:
+        proc.send_signal(signum)  # a supervisor's SIGTERM: the parent alone
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 128 + signum, err
+    assert "Traceback" not in err
+    found = json.loads(report.read_text())
+    assert_valid("prove", found, complete=False)
+    done, rows = found["counts"]["checks"], found["rows"]
+    assert found["verdict"] == "incomplete" and 0 < done == len(rows)
+    name = signal.Signals(signum).name
+    assert found["stopped"].startswith(f"interrupted by {name} after {done} of ")
+    summary = out.splitlines()[-1]  # the one summary line, last, saying it is incomplete
+    assert summary.startswith(f"{done} checks, ") and found["stopped"] in summary
+    assert 'errors="1"' in junit.read_text() and f"incomplete: interrupted by {name}" in (
+        junit.read_text()
+    )
+    wait_for(lambda: not [pid for pid in seen | descendants(proc.pid) if alive(pid)], 5)

@@ -1,7 +1,8 @@
 """One CLI style across ``check``, ``prove``, ``conform`` and ``explore``: an option two commands
 share has one metavar, files are ``FILE`` and counts ``N``; ``-k`` is the same plain substring in
-``prove`` and ``conform``; every error a command writes itself is one line
-``session-toolset CMD: error: ...`` (argparse's own errors end with the same form)."""
+``prove`` and ``conform``; every error is one line
+``session-toolset CMD: error: ...``, ending in ``(see --help)`` exactly when the command line
+itself was refused, in every subcommand."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from session_toolset_proofs.cli import _parser as prove_parser
 from session_toolset_proofs.report import jobs
 
 from session_toolset_harness import check
+from session_toolset_harness.cli import COMMANDS
 from session_toolset_harness.cli import main as harness_main
 from session_toolset_harness.conform.cli import build_parser as conform_parser
 from session_toolset_harness.explore.cli import build_parser as explore_parser
@@ -65,36 +67,65 @@ def test_k_is_the_same_plain_substring_in_prove_and_conform(
 
 
 ERROR = re.compile(r"session-toolset( [a-z]+)?: error: \S.*")
+HINT = " (see --help)"
+"""Ends every command-line error (a flag or value argparse refuses) and no other error."""
+
+BAD_FLAGS: dict[str, list[list[str]]] = {
+    "adapter": [["--bogus"]],
+    "check": [["--bogus"], ["--quiet", "--verbose"]],
+    "prove": [["--bogus"], ["--jobs", "0"]],
+    "conform": [["--bogus"], ["--timeout", "0"]],
+    "explore": [["--bogus"], ["--jobs", "0"], ["--budget", "weekly"]],
+    "trace": [["log.jsonl", "--bogus"], ["log.jsonl", "--jobs", "0"]],
+}
+"""Per subcommand, command lines argparse refuses."""
+
+BAD_INPUT: dict[str, list[list[str]]] = {
+    "adapter": [["--record", "/nonexistent-dir/t.jsonl"]],
+    "check": [["--json", "/nonexistent-dir/c.json"], ["--summary", "/nonexistent-dir/c.md"]],
+    "prove": [["--junit", "/nonexistent-dir/p.xml"], ["-k", "no-obligation-is-called-this"]],
+    "conform": [["--merge", "/nonexistent-dir/r.json"], ["--summary", "/nonexistent-dir/s.md"]],
+    "explore": [["--merge", "/nonexistent-dir/r.json"], ["--summary", "/nonexistent-dir/s.md"]],
+    "trace": [["log.jsonl", "--json", "/nonexistent-dir/t.json"]],
+}
+"""Per subcommand, well-formed command lines naming a file or a value that cannot be used."""
+
+
+def test_every_subcommand_is_covered() -> None:
+    assert set(BAD_FLAGS) == set(BAD_INPUT) == set(COMMANDS)
+
+
+def _one_error_line(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    assert harness_main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1, err
+    line = err.rstrip("\n")
+    assert ERROR.fullmatch(line), err
+    return line
 
 
 @pytest.mark.parametrize(
-    "argv",
-    [
-        ["frobnicate"],
-        ["adapter", "extra"],
-        ["check", "--no-such-flag"],
-        ["check", "--json", "/nonexistent-dir/c.json"],
-        ["check", "--summary", "/nonexistent-dir/c.md"],
-        ["prove", "--jobs", "0"],
-        ["prove", "-k", "no-obligation-is-called-this"],
-        ["conform", "--timeout", "0"],
-        ["conform", "--merge", "/nonexistent-dir/r.json"],
-        ["conform", "--summary", "/nonexistent-dir/s.md"],
-        ["explore", "--budget", "weekly"],
-        ["explore", "--exclude-tag", "hostile"],
-        ["explore", "--merge", "/nonexistent-dir/r.json"],
-        ["explore", "--summary", "/nonexistent-dir/s.md"],
-    ],
+    "argv", [[command, *flags] for command, cases in BAD_FLAGS.items() for flags in cases]
 )
-def test_every_error_is_one_line_in_one_format(
+def test_a_command_line_error_is_one_line_with_the_help_hint(
     argv: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert harness_main(argv) == 2
-    err = capsys.readouterr().err
-    lines = [line for line in err.splitlines() if line.strip()]
-    # argparse's own errors (prove) print the usage first; the error line is the last one
-    error = lines[-1] if lines[0].startswith("usage:") else lines[0]
-    assert ERROR.fullmatch(error), err
-    if argv[0] != "frobnicate":  # an unknown command also gets the usage text
-        assert error.startswith(f"session-toolset {argv[0]}: error: "), err
-        assert len(lines) == 1 or lines[0].startswith("usage:"), err
+    line = _one_error_line(argv, capsys)
+    assert line.startswith(f"session-toolset {argv[0]}: error: ") and line.endswith(HINT), line
+
+
+@pytest.mark.parametrize(
+    "argv", [[command, *flags] for command, cases in BAD_INPUT.items() for flags in cases]
+)
+def test_an_input_error_is_one_line_without_the_hint(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = _one_error_line(argv, capsys)
+    assert line.startswith(f"session-toolset {argv[0]}: error: ") and HINT not in line, line
+
+
+def test_an_unknown_command_is_one_line_with_the_help_hint(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    line = _one_error_line(["frobnicate"], capsys)
+    assert line == "session-toolset: error: unknown command 'frobnicate'" + HINT

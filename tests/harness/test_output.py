@@ -37,14 +37,15 @@ PROVE_SUMMARY = re.compile(
 )
 
 
-def _in_terminal(*args: str) -> tuple[int, str]:
-    """Run ``session-toolset ARGS`` with stdout on a pseudo-terminal; (exit status, stdout)."""
+def _in_terminal(*args: str, stderr: bool = False) -> tuple[int, str]:
+    """Run ``session-toolset ARGS`` with stdout (and ``stderr`` too, if asked) on a
+    pseudo-terminal; (exit status, what the terminal got)."""
     leader, follower = pty.openpty()
     proc = subprocess.Popen(
         [sys.executable, "-m", "session_toolset_harness.cli", *args],
         stdin=subprocess.DEVNULL,
         stdout=follower,
-        stderr=subprocess.DEVNULL,
+        stderr=follower if stderr else subprocess.DEVNULL,
     )
     os.close(follower)
     chunks = []
@@ -203,13 +204,16 @@ def test_prove_off_a_terminal_prints_the_summary_line_only(
     assert int(found[1]) >= 3  # the proof, its witness, at least one mutant
 
 
-def test_prove_on_a_terminal_shows_progress_and_ends_with_the_summary() -> None:
-    status, out = _in_terminal("prove", "-k", "invariant.init", "--jobs", "1")
-    lines = [line for line in out.splitlines() if line]
+@pytest.mark.parametrize("quiet", [False, True])
+def test_prove_on_a_terminal_shows_progress_and_ends_with_the_summary(quiet: bool) -> None:
+    flags = ["--quiet"] if quiet else []
+    status, out = _in_terminal("prove", "-k", "invariant.init", "--jobs", "1", *flags, stderr=True)
+    # what the terminal shows at the end: each line as its last carriage return left it
+    lines = [shown for line in out.split("\n") if (shown := line.rsplit("\r", 1)[-1].rstrip())]
     assert status == 0, out
-    assert lines == [lines[0], lines[-1]]
-    assert lines[0] == "prove: checking per-tool-pinned on 1 worker(s) ..."
-    assert PROVE_SUMMARY.fullmatch(lines[-1]), lines[-1]
+    assert len(lines) == 1 and PROVE_SUMMARY.fullmatch(lines[0]), lines
+    # the progress line (count of the total, rate) was drawn and erased again; not with --quiet
+    assert ("\rprove: 0/3 checks (0.0 checks/s)" in out) is not quiet, out
 
 
 def test_prove_verbose_prints_every_row(capsys: pytest.CaptureFixture[str]) -> None:

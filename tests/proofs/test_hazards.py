@@ -280,7 +280,7 @@ def test_cli_unwritable_hazard_vector_dir_is_exit_2(
     blocker.write_text("x")
     argv = ["-k", "invariant.init", "--emit-hazard-vectors", str(blocker / "sub")]
     assert prove_main(argv) == 2
-    assert "cannot write vectors" in capsys.readouterr().err
+    assert "cannot write --emit-hazard-vectors" in capsys.readouterr().err
 
 
 def test_generation_strict_closes_two_hazards_and_changes_their_vectors(

@@ -1,17 +1,18 @@
 """``conform --merge REPORT...``: the ``--json`` reports of several runs (typically every
 ``--shard K/N`` of a CI matrix) as one summary, one coverage table and one verdict.
 
-The merged run passes only when every report passed, every shard ``1..N`` of each N is there
-exactly once, and no vector id was run by two reports (overlapping shards would count it twice).
-Unreadable or foreign files are usage errors (`MergeError`, exit status 2).  The merged results
-are rebuilt as one `RunResult` (`merged_run`), so ``--json``, ``--junit`` and ``--summary`` write
-the same reports for a merged run as for a single one.
+The merged run passes only when every report passed and every shard ``1..N`` of each N is
+there.  A shard missing fails the merged verdict (exit status 1: a shard job that wrote no report
+failed).  A report given twice, a shard in two reports, a vector run by two reports (overlapping
+shards would count it twice), unreadable or foreign files are usage errors (`MergeError`, exit
+status 2): the merge was asked to count something twice, and has no verdict to give.  The
+merged results are rebuilt as one `RunResult` (`merged_run`), so ``--json``, ``--junit`` and
+``--summary`` write the same reports for a merged run as for a single one.
 """
 
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -59,27 +60,47 @@ def read(path: Path) -> dict[str, Any]:
     return value
 
 
-def problems_of(reports: Sequence[tuple[Path, dict[str, Any]]]) -> list[str]:
-    """Why the merged verdict fails, beyond failed vectors: adapter problems, shards missing or
-    repeated, vectors run twice."""
-    found: list[str] = []
-    shards: dict[int, Counter[int]] = {}
+def repeated(reports: Sequence[tuple[Path, dict[str, Any]]]) -> str | None:
+    """Why the reports cannot be merged without counting something twice (None when they can):
+    a file given twice, a shard in two reports, vectors in two reports."""
+    files: dict[Path, Path] = {}
+    shards: dict[tuple[int, int], Path] = {}
     seen: dict[str, Path] = {}
+    twice: list[tuple[str, Path, Path]] = []
     for path, report in reports:
+        first_file = files.setdefault(path.resolve(), path)
+        if first_file is not path:
+            return f"{path} given twice"
         k, n = report.get("shard", [1, 1])
-        shards.setdefault(n, Counter())[k] += 1
-        found += [f"{path}: {p}" for p in report.get("adapter_problems", [])]
+        first_shard = shards.setdefault((k, n), path)
+        if first_shard is not path:
+            return f"shard {k}/{n} given twice ({first_shard} and {path})"
         for vector in report["vectors"]:
             first = seen.setdefault(vector["id"], path)
             if first is not path:
-                found.append(f"vector {vector['id']} is in {first} and in {path}")
-    for n, counts in sorted(shards.items()):
-        missing = [f"{k}/{n}" for k in range(1, n + 1) if counts[k] == 0]
-        repeated = [f"{k}/{n}" for k in sorted(counts) if counts[k] > 1]
+                twice.append((vector["id"], first, path))
+    if twice:
+        vid, first, path = twice[0]
+        more = f" ({len(twice) - 1} more vectors are in two reports)" if len(twice) > 1 else ""
+        return (
+            f"vector {vid} is in {first} and in {path}{more}: shards of different --shard K/N "
+            "splits"
+        )
+    return None
+
+
+def problems_of(reports: Sequence[tuple[Path, dict[str, Any]]]) -> list[str]:
+    """Why the merged verdict fails, beyond failed vectors: adapter problems, shards missing."""
+    found: list[str] = []
+    shards: dict[int, set[int]] = {}
+    for path, report in reports:
+        k, n = report.get("shard", [1, 1])
+        shards.setdefault(n, set()).add(k)
+        found += [f"{path}: {p}" for p in report.get("adapter_problems", [])]
+    for n, present in sorted(shards.items()):
+        missing = [f"{k}/{n}" for k in range(1, n + 1) if k not in present]
         if missing:
             found.append(f"shard(s) {', '.join(missing)} missing")
-        if repeated:
-            found.append(f"shard(s) {', '.join(repeated)} given more than once")
     return found
 
 
@@ -116,9 +137,9 @@ def _result(vector: dict[str, Any]) -> VectorResult:
 
 
 def merged_run(reports: Sequence[tuple[Path, dict[str, Any]]]) -> RunResult:
-    """Every report's vectors as one run; a merge problem (a shard missing or repeated, a
-    vector run twice, an adapter problem) becomes one of the run's problems, so it fails the
-    merged verdict in every report written from it."""
+    """Every report's vectors as one run; a merge problem (a shard missing, an adapter problem)
+    becomes one of the run's problems, so it fails the merged verdict in every report written
+    from it."""
     adapters = {tuple(str(a) for a in report.get("adapter", [])) for _, report in reports}
     adapter = adapters.pop() if len(adapters) == 1 else ("(several adapters)",)
     return RunResult(
@@ -134,9 +155,13 @@ def merged_run(reports: Sequence[tuple[Path, dict[str, Any]]]) -> RunResult:
 
 
 def read_all(paths: Sequence[Path]) -> tuple[list[tuple[Path, dict[str, Any]]], RunResult]:
-    """The reports and their merged run; `MergeError` for a file that is not a conform report."""
+    """The reports and their merged run; `MergeError` for a file that is not a conform report,
+    or reports that would count something twice (`repeated`)."""
     reports = [(path, read(path)) for path in paths]
     try:
+        twice = repeated(reports)
+        if twice is not None:
+            raise MergeError(twice)
         return reports, merged_run(reports)
     except MergeError:
         raise
@@ -168,9 +193,24 @@ def main(
             print(f"{PROG}: {len(found.missing())} reachable error codes are covered by no vector")
             status = 1
     counts = run.counts()
-    print(
+    merged = f"{len(reports)} report{'s' if len(reports) != 1 else ''} merged"
+    line = (
         f"{counts[Status.PASSED]} passed, {counts[Status.FAILED]} failed, "
-        f"{counts[Status.SKIPPED]} skipped, {counts[Status.ERRORED]} errored "
-        f"({len(reports)} reports merged)"
+        f"{counts[Status.SKIPPED]} skipped, {counts[Status.ERRORED]} errored ({merged})"
     )
-    return 0 if run.ok and not status else 1
+    failed = not run.ok or status
+    print(line if not failed else f"{line}: {_why(run)}")
+    return 1 if failed else 0
+
+
+def _why(run: RunResult) -> str:
+    """What fails a merged run, for its summary line (the exit status is 1)."""
+    counts = run.counts()
+    if counts[Status.FAILED] or counts[Status.ERRORED]:
+        return "FAILED"
+    if run.stopped is not None:
+        return f"INCOMPLETE ({run.stopped})"
+    if run.adapter_problems:
+        more = len(run.adapter_problems) - 1
+        return f"FAILED ({run.adapter_problems[0]}{f' and {more} more' if more else ''})"
+    return "FAILED (reachable error codes covered by no vector)"  # --require-full-coverage

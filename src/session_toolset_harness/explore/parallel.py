@@ -373,7 +373,10 @@ def run_plan(plan: Plan, progress: Progress | None = None) -> PlanResult:
                 StreamRun(
                     g,
                     result.seed,
-                    plan.stream_examples(g),
+                    # an interrupted stream ran only part of its examples
+                    min(result.examples_done, plan.stream_examples(g))
+                    if stopped
+                    else plan.stream_examples(g),
                     result.steps,
                     result.cpu_seconds,
                     result.failure is not None,

@@ -61,7 +61,10 @@ def build(
 ) -> dict[str, Any]:
     result = outcome.result
     failure = result.failure
-    stopped = None if outcome.signal is None else f"interrupted by {_signal_name(outcome.signal)}"
+    examples = sum(r.examples for r in outcome.runs)  # run, not planned (an interruption)
+    stopped = None
+    if outcome.signal is not None:
+        stopped = f"interrupted by {_signal_name(outcome.signal)} after {examples} examples"
     if failure is not None:
         verdict = "divergence"
     elif result.error is not None:
@@ -72,7 +75,6 @@ def build(
         verdict = "coverage"
     else:
         verdict = "pass"
-    examples = sum(plan.stream_examples(g) for g in plan.streams())
     counts = _counts(
         result.steps,
         examples,

@@ -104,6 +104,8 @@ class ExploreResult:
     """Edge-sweep examples run after the random ones (`edge_sweep`)."""
     steered: int = 0
     """Number literals steered off SPEC.md 1.4's declared difference (`RunContext.steered`)."""
+    examples_done: int = 0
+    """Examples finished (`RunContext.examples_done`): what an interrupted run got through."""
 
     @property
     def steps_per_second(self) -> float:
@@ -252,6 +254,7 @@ def explore(
         aimed=aimed,
         swept=swept,
         steered=ctx.steered,
+        examples_done=ctx.examples_done,
     )
 
 
@@ -390,4 +393,5 @@ def partial_result(ctx: RunContext, seed_value: int, seconds: float) -> ExploreR
         seed_value,
         ctx.digests,
         conditions=ctx.conditions,
+        examples_done=ctx.examples_done,
     )
