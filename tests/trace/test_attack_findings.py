@@ -99,12 +99,6 @@ def test_an_unusable_last_line_does_not_hide_the_violations_found_before_it(
     jsonschema.Draft202012Validator(schema("trace-report.schema.json")).validate(written)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="memory grows linearly with the number of partitions: every partition's world is "
-    "kept until its file ends, so a log with one stream per runtime session (the shape the "
-    "docs recommend) is not checked in constant memory in its length",
-)
 def test_memory_stays_flat_when_a_log_of_many_short_sessions_grows_tenfold() -> None:
     def peak(sessions: int) -> int:
         def lines() -> Iterator[str]:
