@@ -36,7 +36,12 @@ PRAGMA journal_mode = OFF;
 PRAGMA synchronous = OFF;
 PRAGMA temp_store = FILE;
 PRAGMA cache_size = -1024;
-CREATE TABLE spilled (fileno INTEGER, key TEXT, state BLOB, PRIMARY KEY (fileno, key));
+CREATE TABLE spilled (
+    fileno INTEGER, key TEXT, state BLOB,
+    stream TEXT, first INTEGER, found INTEGER,
+    lines INTEGER, checked INTEGER, before_reset INTEGER, open INTEGER,
+    PRIMARY KEY (fileno, key)
+);
 CREATE TABLE results (fileno INTEGER, first INTEGER, result BLOB);
 CREATE INDEX results_order ON results (fileno, first);
 """
@@ -119,8 +124,11 @@ class Partitions:
     def _evict(self) -> None:
         oldest = self.live.pop(next(iter(self.live)))
         state = pickle.dumps(oldest.state(), pickle.HIGHEST_PROTOCOL)
+        c = oldest.counts
         self.spill.db.execute(
-            "INSERT INTO spilled VALUES (?, ?, ?)", (self.fileno, _key(oldest.stream), state)
+            "INSERT INTO spilled VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (self.fileno, _key(oldest.stream), state, oldest.stream, oldest.first, oldest.found)
+            + (c.lines, c.checked, c.before_reset, c.open),
         )
         self.spilled += 1
         self.spare = oldest.release()
@@ -146,10 +154,13 @@ class Partitions:
         self.live = {}
         if self.spilled:
             db = self.spill.db
-            rows = db.execute("SELECT state FROM spilled WHERE fileno = ?", (self.fileno,))
-            for (state,) in rows:
-                stream, first, found, counts, _, _ = pickle.loads(state)
-                yield PartitionResult(self.file, stream, counts, found, self.fileno, first)
+            rows = db.execute(
+                "SELECT stream, first, found, lines, checked, before_reset, open FROM spilled "
+                "WHERE fileno = ?",
+                (self.fileno,),
+            )
+            for stream, first, found, *counts in rows:
+                yield PartitionResult(self.file, stream, Counts(*counts), found, self.fileno, first)
             db.execute("DELETE FROM spilled WHERE fileno = ?", (self.fileno,))
             self.spilled = 0
 
