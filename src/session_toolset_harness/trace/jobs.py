@@ -31,6 +31,8 @@ from .partitions import PartitionResult, Partitions, Spill
 from .run import Interrupted, Progress, TraceResult
 
 BATCH: Final = 512
+RESULTS: Final = 64
+"""Partition results per message from a worker."""
 QUEUE_BATCHES: Final = 4
 GRACE_SECONDS: Final = 10.0
 
@@ -106,7 +108,7 @@ def _close(parts: Partitions | None, outbox: Any) -> None:
     batch: list[PartitionResult] = []
     for result in parts.close():
         batch.append(result)
-        if len(batch) >= BATCH:
+        if len(batch) >= RESULTS:
             outbox.put(("partitions", batch))
             batch = []
     if batch:
