@@ -127,8 +127,10 @@ class Partitions:
         c = oldest.counts
         self.spill.db.execute(
             "INSERT INTO spilled VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (self.fileno, _key(oldest.stream), state, oldest.stream, oldest.first, oldest.found)
-            + (c.lines, c.checked, c.before_reset, c.open),
+            (
+                *(self.fileno, _key(oldest.stream), state, oldest.stream, oldest.first),
+                *(oldest.found, c.lines, c.checked, c.before_reset, c.open),
+            ),
         )
         self.spilled += 1
         self.spare = oldest.release()
