@@ -212,7 +212,8 @@ class _Checker:
         lines = self.lines
         try:
             while i < len(lines):
-                if lines[i].request.get("op") == "reset":
+                if lines[i].request.get("op") == "reset":  # no window reaches back past it
+                    self.snaps[start:i] = [None] * (i - start)
                     start = i
                 self.snaps[i] = self.world.save()
                 if agrees(self.world.handle(lines[i].request), lines[i].reply):
