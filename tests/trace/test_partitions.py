@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import tracemalloc
+import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from session_toolset_harness.trace import jobs, partitions
+from session_toolset_harness.trace import jobs, partitions, report
 from session_toolset_harness.trace.jobs import check_logs_parallel
 from session_toolset_harness.trace.run import TraceResult
 
@@ -148,3 +150,25 @@ def test_spilled_partitions_are_reloaded_as_they_were(
     spilled = run()
     assert _summary(spilled) == _summary(kept)
     assert [p.first for p in spilled.partitions] == sorted(p.first for p in spilled.partitions)
+
+
+def test_the_reports_are_written_one_partition_at_a_time(tmp_path: Path) -> None:
+    json_path, junit_path = tmp_path / "r.json", tmp_path / "r.xml"
+
+    def write(result: TraceResult) -> int:
+        tracemalloc.start()
+        try:
+            report.write_json(result, json_path)
+            report.write_junit(result, junit_path)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    small, large = check(sessions(300)), check(sessions(3000))
+    low, high = write(small), write(large)
+    assert high < 2 * low, (low, high)
+    written = json.loads(json_path.read_text(encoding="utf-8"))
+    assert written == json.loads(json.dumps(report.build_json(large)))
+    assert [p["stream"] for p in written["partitions"]] == [f"s{n}" for n in range(3000)]
+    cases = ET.parse(junit_path).getroot().iter("testcase")
+    assert [case.get("name") for case in cases] == [f"s{n}" for n in range(3000)]
