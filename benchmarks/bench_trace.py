@@ -6,8 +6,8 @@ Run: ``python benchmarks/bench_trace.py`` (``--lines N`` for another log size, d
 The log is the reference adapter's transcript of the whole conformance corpus (each vector
 its own stream, about 5,500 lines), repeated with fresh stream names until it holds N lines: a
 realistic mix of every op and outcome.  With ``--one-stream`` the stream keys are left out: one
-partition, one vector after the other (each begins with ``reset``).  Two figures, timed round-robin in the same rounds,
-each the median of the rounds, the cyclic garbage collector paused:
+partition, one vector after the other (each begins with ``reset``).  Two figures, timed
+round-robin in the same rounds, each the median of the rounds, the cyclic garbage collector paused:
 
 * parse: ``json.loads`` of every line of the log, nothing else (the floor);
 * complete: the whole complete-mode check of the same log (`run.check_logs`, one process).
