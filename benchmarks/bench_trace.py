@@ -1,11 +1,13 @@
 """Print the speed of ``session-toolset trace`` in complete mode: a script, not a test.
 
-Run: ``python benchmarks/bench_trace.py`` (``--lines N`` for another log size, default 20,000).
+Run: ``python benchmarks/bench_trace.py`` (``--lines N`` for another log size, default 20,000;
+``--one-stream`` for a log of one partition).
 
 The log is the reference adapter's transcript of the whole conformance corpus (each vector
 its own stream, about 5,500 lines), repeated with fresh stream names until it holds N lines: a
-realistic mix of every op and outcome.  Two figures, timed round-robin in the same rounds,
-each the median of the rounds, the cyclic garbage collector paused:
+realistic mix of every op and outcome.  With ``--one-stream`` the stream keys are left out: one
+partition, one vector after the other (each begins with ``reset``).  Two figures, timed
+round-robin in the same rounds, each the median of the rounds, the cyclic garbage collector paused:
 
 * parse: ``json.loads`` of every line of the log, nothing else (the floor);
 * complete: the whole complete-mode check of the same log (`run.check_logs`, one process).
@@ -46,7 +48,7 @@ def transcript() -> list[str]:
     return out.getvalue().splitlines(keepends=True)
 
 
-def make_log(size: int) -> str:
+def make_log(size: int, one_stream: bool = False) -> str:
     base = transcript()
     lines: list[str] = []
     round_ = 0
@@ -54,6 +56,8 @@ def make_log(size: int) -> str:
         for text in base:
             entry = json.loads(text)
             entry["stream"] = f"{round_}/{entry['stream']}"
+            if one_stream:
+                del entry["stream"]
             lines.append(json.dumps(entry) + "\n")
         round_ += 1
     return "".join(lines[:size])
@@ -74,8 +78,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--lines", type=int, default=20_000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--one-stream", action="store_true", help="a log of one partition")
     args = parser.parse_args()
-    text = make_log(args.lines)
+    text = make_log(args.lines, args.one_stream)
     count = text.count("\n")
     print(f"log: {count} lines, {len(text) / 1e6:.1f} MB (the corpus transcript, repeated)")
     times: dict[str, list[float]] = {"parse": [], "complete": []}

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -19,9 +20,11 @@ import pytest
 from harness.test_reports import assert_valid, load
 from session_toolset_model.world import World
 
+import session_toolset.adapter as reference
 from session_toolset_harness.cli import main as cli_main
+from session_toolset_harness.trace.jobs import check_logs_parallel
 
-from .support import by_stream, check, line, recorded_corpus, violations
+from .support import LineSource, by_stream, check, line, recorded_corpus, violations
 
 HELLO, RESET = {"op": "hello"}, {"op": "reset"}
 PARSE = {"op": "tool_id_parse", "raw": "a:b"}
@@ -392,3 +395,76 @@ def test_a_malformed_reset_is_checked_and_resets_nothing() -> None:
     result = check([*GOOD[:2], inserted, bad_reset, empty], keep_going=True)
     # the lone surrogate makes the line malformed: Protocol expected, and the catalog stays
     assert [(v.line, v.path) for v in violations(result)] == [(4, "$.ok"), (5, "$.generation")]
+
+
+def _recorded(requests: list[dict[str, Any]], stream: str | None = None) -> list[str]:
+    """The requests answered by the reference implementation, as trace lines."""
+    world = reference.World()
+    extra = {} if stream is None else {"stream": stream}
+    return [
+        line(r, reference.handle_line(world, json.dumps(r).encode()), **extra) for r in requests
+    ]
+
+
+def _builtin(name: str) -> dict[str, Any]:
+    return {
+        "op": "catalog_insert",
+        "source": {"kind": "builtin", "name": name},
+        "provenance": {"kind": "builtin_runtime"},
+        "schema": None,
+    }
+
+
+TWO_RECORDS = _recorded([HELLO, RESET, _builtin("x"), _builtin("y"), {"op": "catalog_state"}])
+
+
+@pytest.mark.parametrize(
+    ("change", "path"),
+    [
+        (lambda r: r[:1], "$.records"),  # a prefix of the list
+        (lambda r: [*r, r[0]], "$.records"),  # the list as a prefix of the observed one
+        (lambda r: r[::-1], "$.records[0].id"),  # the same elements in another order
+        (lambda r: [{**r[0], "id": "builtin:z"}, r[1]], "$.records[0].id"),  # the first differs
+        (lambda r: [r[0], {k: v for k, v in r[1].items() if k != "digest"}], "$.records[1].digest"),
+        (lambda r: [{**r[0], "source": {}}, r[1]], "$.records[0].source.kind"),  # nested missing
+        (lambda r: [{**r[0], "source": {"kind": "builtin", "name": "x"}}, r[1]], None),  # extra
+    ],
+)
+def test_lists_in_replies_compare_whole_in_length_order_and_every_nested_field(
+    change: Callable[[list[dict[str, Any]]], list[dict[str, Any]]], path: str | None
+) -> None:
+    assert check(TWO_RECORDS).ok
+    state = json.loads(TWO_RECORDS[-1])
+    state["reply"]["records"] = change(state["reply"]["records"])
+    result = check([*TWO_RECORDS[:-1], json.dumps(state) + "\n"])
+    assert [(v.line, v.path) for v in violations(result)] == ([] if path is None else [(5, path)])
+
+
+def test_lines_after_a_rejected_reset_are_checked_against_the_state_before_it() -> None:
+    bad_reset = '{"request":{"op":"reset","x":"\\ud800"},"reply":{"ok":false,"error":"Protocol"}}\n'
+    state = TWO_RECORDS[-1]  # both records still there: consistent
+    assert check([*TWO_RECORDS[:-1], bad_reset, state]).ok
+    reset_state = _recorded([RESET, {"op": "catalog_state"}])[1]  # what a real reset leaves
+    result = check([*TWO_RECORDS[:-1], bad_reset, reset_state])
+    assert [(v.line, v.path) for v in violations(result)] == [(6, "$.generation")]
+    # a rejected first reset starts nothing: what follows is still before the first reset
+    result = check([bad_reset, reset_state, TWO_RECORDS[-1]])
+    assert (result.counts.checked, result.counts.before_reset) == (1, 2)
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_jobs_with_keep_going_list_every_violation_of_every_worker(jobs: int) -> None:
+    forged = {"ok": True, "id": "a:c"}
+    log: list[str] = []
+    for n in range(8):  # eight partitions, three forged replies each, interleaved
+        log += _recorded([HELLO, RESET], stream=f"s{n}")
+    for _ in range(3):
+        for n in range(8):
+            log += [line(PARSE, forged, stream=f"s{n}"), *_recorded([PARSE], stream=f"s{n}")]
+    alone = check(log, keep_going=True)
+    assert len(alone.violations) == 24
+    parallel = check_logs_parallel(["-"], LineSource(log), jobs=jobs, keep_going=True)
+    assert [(v.line, v.stream) for v in violations(parallel)] == [
+        (v.line, v.stream) for v in violations(alone)
+    ]
+    assert {p.stream: p.violations for p in parallel.partitions} == {f"s{n}": 3 for n in range(8)}

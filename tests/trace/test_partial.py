@@ -110,6 +110,24 @@ def test_a_forged_authorization_no_catalog_change_explains_fails_with_its_window
     assert verdict.checked == 6  # reset, set_new, issue_grant, activate, authorize x, forged y
 
 
+def test_wire_name_gate_calls_constrain_the_hidden_catalog() -> None:
+    """The same session with its gate calls at lines 7 and 8 made by wire name: a reply that
+    names the resolved tool is that tool's authorization, so the faithful log is explained
+    (not left undecided) and the forged one fails with the same window as by tool id."""
+    requests = session("a", ["x", "y"])
+    for index, tool in ((6, "x"), (7, "y")):
+        assert requests[index]["op"] == "authorize"
+        requests[index] = {"op": "authorize_wire", "set": "a-set", "wire_name": f"mcp.srv:{tool}"}
+    faithful = without(record(requests), CATALOG)
+    verdict = check_partial(faithful, CATALOG, 2, explain=True)
+    assert verdict.consistent, verdict.undecided
+    assert verdict.explanation is not None and replay(faithful, verdict.explanation) == []
+    forged = next(x.reply for x in forged_authorization() if x.line == 8)
+    log = [dataclasses.replace(x, reply=forged) if x.line == 8 else x for x in faithful]
+    verdict = check_partial(log, CATALOG, 2)
+    assert (verdict.consistent, verdict.undecided, verdict.window) == (False, None, (4, 8))
+
+
 def test_the_same_window_when_only_schema_changes_are_unrecorded() -> None:
     upserts = frozenset({"catalog_upsert"})
     forged = next(x.reply for x in forged_authorization() if x.line == 8)

@@ -111,16 +111,68 @@ def _plain(value: object, depth: int) -> bool:
     return True
 
 
+PartitionState = tuple[str | None, int, int, Counts, Any, bool]
+"""What `Partition.state` keeps of a partition: stream, first line, violations, counts, the saved
+world (None before the first ``reset``) and whether the state is open."""
+
+
+_SCRATCH: list[World] = []
+
+
+def _scratch() -> World:
+    """A world for the ops whose reply does not depend on the state, which never change it."""
+    if not _SCRATCH:
+        _SCRATCH.append(World())
+    return _SCRATCH[0]
+
+
 class Partition:
     """One partition's expected world and its counts; `check` takes its lines in log order."""
 
-    def __init__(self, file: str, stream: str | None) -> None:
+    def __init__(
+        self, file: str, stream: str | None, first: int = 0, spare: World | None = None
+    ) -> None:
+        """``spare``: a world no longer used (of a partition set aside), reset and taken as this
+        partition's world at its first ``reset`` instead of building one."""
         self.file = file
         self.stream = stream
+        self.first = first
+        """The partition's first line number: results are listed in this order."""
+        self.found = 0
+        """Violations found so far."""
         self.counts = Counts()
         self._world: World | None = None
-        self._scratch: World | None = None
+        self._spare = spare
         self._open = False
+
+    def _fresh(self) -> World:
+        world, self._spare = self._spare, None
+        if world is None:
+            return World()
+        world.reset()
+        return world
+
+    def release(self) -> World | None:
+        """The partition's world, for another partition to reuse (this one is done with)."""
+        world, self._world = self._world or self._spare, None
+        return world
+
+    def state(self) -> PartitionState:
+        """Everything the partition needs to go on checking, as plain picklable values (the
+        scratch world of stateless ops before the first ``reset`` is rebuilt when needed)."""
+        saved = None if self._world is None else self._world.save()
+        return (self.stream, self.first, self.found, self.counts, saved, self._open)
+
+    @classmethod
+    def restored(cls, file: str, state: PartitionState, spare: World | None = None) -> Partition:
+        """The partition `state` was taken from, as it was (``spare`` as in the constructor)."""
+        stream, first, found, counts, saved, is_open = state
+        part = cls(file, stream, first, spare)
+        part.found, part.counts, part._open = found, counts, is_open
+        if saved is not None:
+            part._world = part._fresh()
+            part._world.restore(saved)
+        return part
 
     @property
     def world(self) -> World | None:
@@ -134,13 +186,14 @@ class Partition:
         request = recorded.request
         op = request.get("op")
         world = self._world
-        if op == "reset":  # answered by a fresh world: a reset's reply never depends on state
-            world = World()
+        if op == "reset":  # its reply never depends on the state; a malformed one changes nothing
+            if world is None:
+                world = self._fresh()
         elif world is None:
             if not _stateless(op):
                 self.counts.before_reset += 1
                 return None
-            world = self._scratch = self._scratch or World()
+            world = _scratch()
         elif self._open:
             self.counts.open += 1
             return None
@@ -158,6 +211,7 @@ class Partition:
         if found is None:
             return None
         name = op if isinstance(op, str) else "?"
+        self.found += 1
         return Violation(
             self.file,
             recorded.line,

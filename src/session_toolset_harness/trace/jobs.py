@@ -3,8 +3,10 @@
 The parent reads each line once (it must know the line's partition), and routes the line's text
 to the worker that owns the partition (a stable hash of file and stream), in small batches over
 bounded queues: memory stays constant in the log's length, and a slow worker slows the reader
-instead of piling lines up.  Each worker keeps the worlds of its partitions, checks their lines
-in log order, and sends violations back as it finds them.
+instead of piling lines up.  Each worker keeps the worlds of its partitions (at most
+`partitions.LIVE` live, the others spilled to a temporary file of its own), checks their lines
+in log order, and sends violations back as it finds them and its partitions' results, in small
+batches, at each file's end.
 
 Stopping: without ``--keep-going`` the parent stops reading at the first violation a worker
 reports (workers finish the lines already handed to them, so a few more may be listed).  On
@@ -25,9 +27,12 @@ from typing import IO, Any, Final
 
 from . import logline
 from .complete import Partition
-from .run import Interrupted, PartitionResult, Progress, TraceResult, close
+from .partitions import PartitionResult, Partitions, Spill
+from .run import Interrupted, Progress, TraceResult
 
 BATCH: Final = 512
+RESULTS: Final = 64
+"""Partition results per message from a worker."""
 QUEUE_BATCHES: Final = 4
 GRACE_SECONDS: Final = 10.0
 
@@ -44,43 +49,70 @@ def _stop(signum: int, _frame: object) -> None:
 
 
 def _worker(inbox: Any, outbox: Any, keep_going: bool) -> None:
-    """A worker process: ``(file, batch)`` messages, ``(file, None)`` at a file's end, None to
-    finish; replies ``("violation", v)`` and finally ``("done", partitions, interrupted)``."""
+    """A worker process: ``(fileno, file, batch)`` messages, ``(fileno, file, None)`` at a
+    file's end, None to finish; replies ``("violation", v)``, ``("partitions", results)`` and
+    finally ``("done", interrupted)``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _stop)
-    results: list[PartitionResult] = []
-    parts: dict[str | None, Partition] = {}
-    found: dict[str | None, int] = {}
-    current = ""
+    serve(inbox, outbox, keep_going)
+
+
+def serve(inbox: Any, outbox: Any, keep_going: bool) -> None:
+    """What a worker does with its messages (`_worker`), without its signal handling."""
+    spill = Spill()
+    parts: Partitions | None = None
     stopped = False
     interrupted = False
     try:
         while (message := inbox.get()) is not None:
-            file, batch = message
-            if file != current or batch is None:
-                results += close(current, parts, found)
-                parts, found, current = {}, {}, file
-            if batch is None or stopped:
+            fileno, file, batch = message
+            if parts is None or parts.fileno != fileno:
+                _close(parts, outbox)
+                parts = Partitions(file, fileno, spill)
+            if batch is None:
+                _close(parts, outbox)
+                parts = None
                 continue
-            for number, text in batch:
-                parsed = logline.parse(text, file, number)
-                if parsed is None:
-                    continue
-                stream, recorded = parsed
-                part = parts.get(stream)
-                if part is None:
-                    part = parts[stream] = Partition(file, stream)
-                violation = part.check(recorded)
-                if violation is not None:
-                    outbox.put(("violation", violation))
-                    found[stream] = found.get(stream, 0) + 1
-                    if not keep_going:
-                        stopped = True
-                        break
+            if not stopped:
+                stopped = _check_batch(parts, batch, outbox, keep_going)
     except Interrupted:
         interrupted = True
-    results += close(current, parts, found)
-    outbox.put(("done", results, interrupted))
+    _close(parts, outbox)
+    spill.close()
+    outbox.put(("done", interrupted))
+
+
+def _check_batch(parts: Partitions, batch: Batch, outbox: Any, keep_going: bool) -> bool:
+    """Check a batch of lines; whether to stop (a violation, without ``--keep-going``)."""
+    last: object = parts  # no stream yet
+    part: Partition | None = None
+    for number, text in batch:
+        parsed = logline.parse(text, parts.file, number)
+        if parsed is None:
+            continue
+        stream, recorded = parsed
+        if stream != last or part is None:
+            part, last = parts.get(stream, number), stream
+        violation = part.check(recorded)
+        if violation is not None:
+            outbox.put(("violation", violation))
+            if not keep_going:
+                return True
+    return False
+
+
+def _close(parts: Partitions | None, outbox: Any) -> None:
+    """Send a file's partition results, in batches."""
+    if parts is None:
+        return
+    batch: list[PartitionResult] = []
+    for result in parts.close():
+        batch.append(result)
+        if len(batch) >= RESULTS:
+            outbox.put(("partitions", batch))
+            batch = []
+    if batch:
+        outbox.put(("partitions", batch))
 
 
 class _Pool:
@@ -107,10 +139,10 @@ class _Pool:
         for inbox in self.inboxes:
             inbox.cancel_join_thread()
 
-    def flush(self, file: str) -> None:
+    def flush(self, fileno: int, file: str) -> None:
         for index, batch in enumerate(self.buffers):
             if batch:
-                self.send(index, (file, batch))
+                self.send(index, (fileno, file, batch))
                 self.buffers[index] = []
 
     def drain(self, result: TraceResult, block: bool) -> None:
@@ -126,10 +158,11 @@ class _Pool:
                 continue
             if message[0] == "violation":
                 result.violations.append(message[1])
-            else:
-                self.done += 1
+            elif message[0] == "partitions":
                 for part in message[1]:
                     result.add_partition(part)
+            else:
+                self.done += 1
 
     def finish(self, result: TraceResult) -> None:
         """Ask every worker to report and end; terminate any that does not within the grace."""
@@ -163,8 +196,8 @@ def check_logs_parallel(
     pool = _Pool(jobs, keep_going)
     try:
         try:
-            for name in names:
-                _route_file(name, stdin, pool, jobs, result, progress, keep_going)
+            for fileno, name in enumerate(names):
+                _route_file(fileno, name, stdin, pool, jobs, result, progress, keep_going)
                 if result.stopped or result.unreadable is not None:
                     break
         except KeyboardInterrupt:
@@ -183,12 +216,12 @@ def check_logs_parallel(
         result.stopped = True  # an unusable line there is not reached by a run in one process
         result.unreadable = None
     result.violations.sort(key=lambda v: (names.index(v.file), v.line))
-    result.partitions.sort(key=lambda p: (names.index(p.file), p.stream or ""))
     result.seconds = time.monotonic() - started
     return result
 
 
 def _route_file(
+    fileno: int,
     name: str,
     stdin: IO[str],
     pool: _Pool,
@@ -204,7 +237,7 @@ def _route_file(
         return
     try:
         try:
-            _route_lines(name, source, pool, jobs, result, progress, keep_going)
+            _route_lines(fileno, name, source, pool, jobs, result, progress, keep_going)
         except logline.LogLineError as err:  # the lines before it are still checked
             result.unreadable = str(err)
     except BaseException:
@@ -213,12 +246,13 @@ def _route_file(
     finally:
         if source is not stdin:
             source.close()
-    pool.flush(name)
+    pool.flush(fileno, name)
     for index in range(jobs):
-        pool.send(index, (name, None))
+        pool.send(index, (fileno, name, None))
 
 
 def _route_lines(
+    fileno: int,
     name: str,
     source: IO[str],
     pool: _Pool,
@@ -227,7 +261,8 @@ def _route_lines(
     progress: Progress | None,
     keep_going: bool,
 ) -> None:
-    owners: dict[str | None, int] = {}
+    last: object = pool  # no stream yet
+    index = 0
     number = 0
     for text in _numbered(source, name):
         number += 1
@@ -235,14 +270,13 @@ def _route_lines(
         if parsed is None:
             continue
         stream = parsed[0]
-        index = owners.get(stream)
-        if index is None:
-            index = owners[stream] = owner(name, stream, jobs)
+        if stream != last:
+            index, last = owner(name, stream, jobs), stream
         buffer = pool.buffers[index]
         buffer.append((number, text))
         result.lines_read += 1
         if len(buffer) >= BATCH:
-            pool.send(index, (name, buffer))
+            pool.send(index, (fileno, name, buffer))
             pool.buffers[index] = []
             pool.drain(result, block=False)
             if result.violations and not keep_going:

@@ -10,10 +10,19 @@ The request is read as an adapter reads a request line (SPEC.md 1.4): ``-0`` is 
 -0.0 (lines holding ``-0`` are read with SPEC.md's number rules, the others the fast way); an
 integer outside [-2^63, 2^64-1] and a number beyond the finite double range (an infinity here)
 are left for the checker, which reads such a request exactly as its line would be read.
+
+Nesting is bounded: a container deeper than `KEPT_LEVELS` levels of the line (the line object
+is level 1, its ``request`` level 2) is validated as JSON but not kept.  In ``request`` it is
+beyond the 127 levels SPEC.md 1.4 requires, so the request's answer is open whatever the
+container holds, and it is kept as an empty list at the same level (still too deep), or as the
+first value in it that makes a request line malformed (a lone surrogate escape, a number beyond
+the double range), which decides the reply wherever it is.  Elsewhere (the reply, ignored keys)
+it becomes the string `CUT`: no reply the model gives is that deep, so no comparison reaches it.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Iterator
@@ -23,6 +32,9 @@ from pathlib import Path
 from typing import IO, Any, Final
 
 from session_toolset_model.world.json_text import Malformed, number_value
+
+KEPT_LEVELS: Final = 128
+CUT: Final = f"(nested deeper than {KEPT_LEVELS} levels of the log line: not kept)"
 
 STREAM_KEY: Final = "stream"
 # The one number spelling whose meaning Python's reading loses: -0 (an int 0 there, the double
@@ -64,10 +76,109 @@ _SPEC: Final = JSONDecoder(
 )
 
 
+# One JSON token, after optional whitespace: an open or close bracket, a separator, a string,
+# a number or a literal (the json module's grammar: it refuses the other constants).
+_TOKEN: Final = re.compile(
+    r"[ \t\n\r]*(?:([\[{])|([\]}])|([,:])"
+    r'|("(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*")'
+    r"|(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)|(true|false|null))"
+)
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _malformed_scalar(token: str, is_string: bool) -> bool:
+    """A string or number token that makes a request line malformed (SPEC.md 1.4)."""
+    if is_string:
+        return "\\u" in token and _LONE_SURROGATE.search(_FAST.decode(token)) is not None
+    try:
+        number_value(token)
+    except Malformed:
+        return True
+    return False
+
+
+def shallow(text: str) -> str:
+    """``text`` with every container deeper than `KEPT_LEVELS` replaced as the module says,
+    validated without recursion; ``ValueError`` if it is not JSON."""
+    pieces: list[str] = []
+    kept_from = 0
+    stack: list[str] = []
+    expect = "value"  # value | value-or-close | key | key-or-close | colon | next
+    key: str | None = None  # the line object's key whose value is being read
+    cut_at = -1  # where the container being cut opens
+    bad: str | None = None  # its first token that makes a request line malformed
+    at = 0
+    while True:
+        match = _TOKEN.match(text, at)
+        if match is None:
+            if not stack and expect == "next" and not text[at:].strip(" \t\n\r"):
+                break
+            raise ValueError(f"invalid JSON at offset {at}")
+        opener, closer, separator, string, number, _ = match.groups()
+        at = match.end()
+        if opener:
+            if expect not in ("value", "value-or-close"):
+                raise ValueError(f"unexpected {opener!r} at offset {at - 1}")
+            stack.append(opener)
+            expect = "key-or-close" if opener == "{" else "value-or-close"
+            if len(stack) == KEPT_LEVELS + 1:
+                cut_at, bad = at - 1, None
+        elif closer:
+            want = "]" if stack and stack[-1] == "[" else "}"
+            if (
+                not stack
+                or closer != want
+                or expect not in ("next", "value-or-close", "key-or-close")
+            ):
+                raise ValueError(f"unexpected {closer!r} at offset {at - 1}")
+            if len(stack) == KEPT_LEVELS + 1:
+                pieces.append(text[kept_from:cut_at])
+                if key == "request":
+                    pieces.append("[]" if bad is None else bad)
+                else:
+                    pieces.append(json.dumps(CUT))
+                kept_from = at
+            stack.pop()
+            expect = "next"
+        elif separator == ",":
+            if expect != "next" or not stack:
+                raise ValueError(f"unexpected ',' at offset {at - 1}")
+            expect = "value" if stack[-1] == "[" else "key"
+        elif separator == ":":
+            if expect != "colon":
+                raise ValueError(f"unexpected ':' at offset {at - 1}")
+            expect = "value"
+        elif expect in ("key", "key-or-close"):
+            if string is None:
+                raise ValueError(f"object key expected at offset {match.start()}")
+            if len(stack) == 1:
+                key = _FAST.decode(string)
+            expect = "colon"
+        elif expect in ("value", "value-or-close"):
+            expect = "next"
+        else:
+            raise ValueError(f"unexpected value at offset {match.start()}")
+        token = string or number
+        if (
+            token
+            and bad is None
+            and len(stack) > KEPT_LEVELS
+            and _malformed_scalar(token, bool(string))
+        ):
+            bad = token
+    pieces.append(text[kept_from:])
+    return "".join(pieces)
+
+
 def parse(text: str, name: str, number: int) -> tuple[str | None, RecordedLine] | None:
     """One line of ``name`` (``number`` is 1-based): its stream and content, or None if blank."""
     if not text.isascii() and _NOT_UTF8.search(text):
         raise LogLineError(f"{name}:{number}: not UTF-8")
+    if len(text) > 2 * KEPT_LEVELS and text.count("[") + text.count("{") > KEPT_LEVELS:
+        try:  # perhaps nested deeper than is kept
+            text = shallow(text)
+        except ValueError as err:
+            raise LogLineError(f"{name}:{number}: not JSON ({err})") from None
     decoder = _SPEC if "-0" in text and _NEGATIVE_ZERO.search(text) else _FAST
     try:
         value = decoder.decode(text)

@@ -76,8 +76,9 @@ LIMITS = (
     "themselves (their replies, or whether they happened as the explanation says)",
     "hidden records are solved for at the model's abstraction (digest, provenance, source trust): "
     "their schema text, source, runtime name, summary and tags are not determined",
-    "resolve and authorize_wire lines depend on runtime names, which the model does not keep: "
-    "they never make a log inconsistent, only an explanation must reproduce them",
+    "runtime names are not in the model: an authorize_wire reply naming a tool is checked as "
+    "authorize of that tool, but which record a wire name resolves to (resolve lines, "
+    "UnknownTool replies) never makes a log inconsistent; only an explanation must reproduce it",
     "a log that does not begin with reset is assumed to start from a fresh world",
 )
 
@@ -211,7 +212,8 @@ class _Checker:
         lines = self.lines
         try:
             while i < len(lines):
-                if lines[i].request.get("op") == "reset":
+                if lines[i].request.get("op") == "reset":  # no window reaches back past it
+                    self.snaps[start:i] = [None] * (i - start)
                     start = i
                 self.snaps[i] = self.world.save()
                 if agrees(self.world.handle(lines[i].request), lines[i].reply):

@@ -22,25 +22,26 @@ from . import logline
 from .complete import Counts
 from .logline import LogLineError, RecordedLine
 from .partial import PartialVerdict, check_partial
+from .partitions import PartitionResult
 from .run import (
     Explanation,
     Interrupted,
     PartialSettings,
-    PartitionResult,
     Progress,
     TraceResult,
     Undecided,
     Unexplained,
 )
 
-Task = tuple[str, str | None, list[RecordedLine]]
+Task = tuple[int, str, str | None, list[RecordedLine]]
+"""A partition: the position of its log among the logs, the log, its stream and its lines."""
 
 
 def read_partitions(names: Sequence[str], stdin: IO[str], unrecorded: frozenset[str]) -> list[Task]:
     """Every partition of every log, its lines in log order; `LogLineError` for unusable input
     (also a recorded line of a kind declared unrecorded)."""
     tasks: list[Task] = []
-    for name in names:
+    for fileno, name in enumerate(names):
         parts: dict[str | None, list[RecordedLine]] = {}
         source = logline.open_log(name, stdin)
         try:
@@ -55,12 +56,12 @@ def read_partitions(names: Sequence[str], stdin: IO[str], unrecorded: frozenset[
         finally:
             if source is not stdin:
                 source.close()
-        tasks += [(name, stream, lines) for stream, lines in parts.items()]
+        tasks += [(fileno, name, stream, lines) for stream, lines in parts.items()]
     return tasks
 
 
 def _solve(job: tuple[Task, PartialSettings]) -> PartialVerdict:
-    (_, _, lines), settings = job
+    (_, _, _, lines), settings = job
     return check_partial(
         lines, frozenset(settings.unrecorded), settings.max_hidden, explain=settings.explain
     )
@@ -99,7 +100,7 @@ def check_partitions(
     started = time.monotonic()
     try:
         tasks = read_partitions(names, stdin, frozenset(settings.unrecorded))
-        result.lines_read = sum(len(lines) for _, _, lines in tasks)
+        result.lines_read = sum(len(task[3]) for task in tasks)
         verdicts = _verdicts(tasks, settings, jobs)
         try:
             for task, verdict in zip(tasks, verdicts, strict=False):
@@ -122,7 +123,7 @@ def check_partitions(
 
 
 def _add(result: TraceResult, task: Task, verdict: PartialVerdict) -> None:
-    file, stream, lines = task
+    fileno, file, stream, lines = task
     found = 0
     if verdict.window is not None:
         first, last = verdict.window
@@ -143,4 +144,4 @@ def _add(result: TraceResult, task: Task, verdict: PartialVerdict) -> None:
             steps.append(shown)
         result.explanations.append(Explanation(file, stream, tuple(steps)))
     counts = Counts(lines=len(lines), checked=verdict.checked)
-    result.add_partition(PartitionResult(file, stream, counts, found))
+    result.add_partition(PartitionResult(file, stream, counts, found, fileno, lines[0].line))

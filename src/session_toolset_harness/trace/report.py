@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 import math
 import signal
+import textwrap
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
 
@@ -16,6 +18,7 @@ from ..conform.jsonio import render
 from ..conform.junit import xml_safe
 from ..envelope import envelope
 from .complete import Violation
+from .partitions import PartitionResult
 from .run import Explanation, TraceResult, Undecided, Unexplained
 
 FORMAT_VERSION: Final = 2
@@ -119,7 +122,38 @@ def summary_line(result: TraceResult) -> str:
     return text + f" ({result.seconds:.2f} s)"
 
 
-def build_json(result: TraceResult) -> dict[str, Any]:
+_PARTITIONS: Final = "\0partitions\0"
+"""Where `write_json` writes the partitions, one at a time."""
+
+
+Found = tuple[dict[tuple[str, str | None], str], dict[tuple[str, str | None], Any]] | None
+"""Partial mode's undecided reasons and explanations by partition (None in complete mode)."""
+
+
+def _found(result: TraceResult) -> Found:
+    if result.partial is None:
+        return None
+    undecided = {(u.file, u.stream): u.reason for u in result.undecided}
+    return undecided, {(e.file, e.stream): list(e.steps) for e in result.explanations}
+
+
+def _partition_json(p: PartitionResult, found: Found) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "log": p.file,
+        "stream": p.stream,
+        "lines": p.counts.lines,
+        "checked": p.counts.checked,
+        "unchecked": {"before_reset": p.counts.before_reset, "open": p.counts.open},
+        "violations": p.violations,
+    }
+    if found is not None:
+        entry["undecided"] = found[0].get((p.file, p.stream))
+        entry["explanation"] = found[1].get((p.file, p.stream))
+    return entry
+
+
+def build_json(result: TraceResult, *, partitions: bool = True) -> dict[str, Any]:
+    """The report (``partitions=False``: a placeholder where the partitions go)."""
     c = result.counts
     counts = {
         "lines": c.lines,
@@ -131,22 +165,10 @@ def build_json(result: TraceResult) -> dict[str, Any]:
         "undecided": len(result.undecided),
     }
     settings = result.partial
-    undecided = {(u.file, u.stream): u.reason for u in result.undecided}
-    explained = {(e.file, e.stream): list(e.steps) for e in result.explanations}
-    partitions = []
-    for p in result.partitions:
-        entry: dict[str, Any] = {
-            "log": p.file,
-            "stream": p.stream,
-            "lines": p.counts.lines,
-            "checked": p.counts.checked,
-            "unchecked": {"before_reset": p.counts.before_reset, "open": p.counts.open},
-            "violations": p.violations,
-        }
-        if settings is not None:
-            entry["undecided"] = undecided.get((p.file, p.stream))
-            entry["explanation"] = explained.get((p.file, p.stream))
-        partitions.append(entry)
+    listed: Any = _PARTITIONS
+    if partitions:
+        found = _found(result)
+        listed = [_partition_json(p, found) for p in result.partitions]
     return {
         **envelope(
             "trace",
@@ -170,7 +192,7 @@ def build_json(result: TraceResult) -> dict[str, Any]:
         "stopped_at_first_violation": result.stopped,
         "seconds": round(result.seconds, 6),
         "logs": result.files,
-        "partitions": partitions,
+        "partitions": listed,
         "violations": [v.to_json() for v in result.violations],
     }
 
@@ -187,10 +209,22 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
+def _dumps(value: Any) -> str:
+    return json.dumps(_json_safe(value), indent=2, ensure_ascii=True, allow_nan=False)
+
+
 def write_json(result: TraceResult, path: Path) -> None:
-    report = _json_safe(build_json(result))
-    text = json.dumps(report, indent=2, ensure_ascii=True, allow_nan=False)
-    path.write_text(text + "\n", encoding="utf-8")
+    """`build_json` written with the partitions one at a time: however many there are, only
+    one is in memory."""
+    before, _, after = _dumps(build_json(result, partitions=False)).partition(_dumps(_PARTITIONS))
+    with path.open("w", encoding="utf-8") as out:
+        out.write(before + "[")
+        found = _found(result)
+        for n, part in enumerate(result.partitions):
+            out.write(
+                "," * (n > 0) + "\n" + textwrap.indent(_dumps(_partition_json(part, found)), "    ")
+            )
+        out.write(("\n  ]" if len(result.partitions) else "]") + after + "\n")
 
 
 def _failure_message(v: Violation | Unexplained) -> str:
@@ -199,7 +233,12 @@ def _failure_message(v: Violation | Unexplained) -> str:
     return f"line {v.line}: {v.op}: {v.path}"
 
 
+_CASES: Final = "partitions"
+"""Where `write_junit` writes the partitions' test cases, one at a time."""
+
+
 def build_junit(result: TraceResult) -> ET.Element:
+    """The report, with a comment where the partitions' test cases go (`write_junit`)."""
     suites = ET.Element("testsuites")
     failing = sum(1 for p in result.partitions if p.violations)
     incomplete = result.interrupted is not None or result.unreadable is not None
@@ -216,13 +255,24 @@ def build_junit(result: TraceResult) -> ET.Element:
             "time": f"{result.seconds:.3f}",
         },
     )
+    suite.append(ET.Comment(_CASES))
+    if incomplete:  # a partial report says so where CI dashboards look
+        case = ET.SubElement(suite, "testcase", {"classname": TOOL, "name": "(run)"})
+        why = "interrupted" if result.unreadable is None else xml_safe(result.unreadable)[:1000]
+        ET.SubElement(case, "error", {"message": why, "type": "incomplete"}).text = xml_safe(
+            summary_line(result)
+        )
+    return suites
+
+
+def _cases(result: TraceResult) -> Iterator[ET.Element]:
+    """One test case per partition: a failure per violation, an error if undecided."""
     by_partition: dict[tuple[str, str | None], list[Violation | Unexplained]] = {}
     for v in result.violations:
         by_partition.setdefault((v.file, v.stream), []).append(v)
     undecided = {(u.file, u.stream): u for u in result.undecided}
     for p in result.partitions:
-        case = ET.SubElement(
-            suite,
+        case = ET.Element(
             "testcase",
             {
                 "classname": xml_safe(p.file),
@@ -243,16 +293,19 @@ def build_junit(result: TraceResult) -> ET.Element:
             ET.SubElement(
                 case, "error", {"message": xml_safe(u.reason)[:1000], "type": "undecided"}
             ).text = xml_safe(undecided_block(u) + limits_block(result))
-    if incomplete:  # a partial report says so where CI dashboards look
-        case = ET.SubElement(suite, "testcase", {"classname": TOOL, "name": "(run)"})
-        why = "interrupted" if result.unreadable is None else xml_safe(result.unreadable)[:1000]
-        ET.SubElement(case, "error", {"message": why, "type": "incomplete"}).text = xml_safe(
-            summary_line(result)
-        )
-    return suites
+        yield case
 
 
 def write_junit(result: TraceResult, path: Path) -> None:
-    tree = ET.ElementTree(build_junit(result))
-    ET.indent(tree)
-    tree.write(path, encoding="utf-8", xml_declaration=True)
+    """`build_junit` written with the test cases one at a time: however many partitions there
+    are, only one is in memory."""
+    suites = build_junit(result)
+    ET.indent(suites)
+    text = ET.tostring(suites, encoding="unicode")
+    before, _, after = text.partition(f"<!--{_CASES}-->")
+    with path.open("w", encoding="utf-8") as out:
+        out.write("<?xml version='1.0' encoding='utf-8'?>\n" + before.rstrip(" "))
+        for case in _cases(result):
+            ET.indent(case, level=2)
+            out.write("    " + ET.tostring(case, encoding="unicode").rstrip() + "\n")
+        out.write(after.removeprefix("\n"))

@@ -1,9 +1,9 @@
 """Checking logs line by line: partitions, the first violation or all of them, the result.
 
-Memory is constant in a log's length: one line is held at a time, plus one expected world per
-partition of the file being read (released when its file ends) and the violations reported.  A
-partition is one ``stream`` value of one file (lines without ``stream`` form the file's unnamed
-partition); each starts from its own ``reset``.
+Memory is constant in a log's length: one line is held at a time, at most `partitions.LIVE`
+expected worlds and `partitions.KEPT` partition results (the others wait in a temporary file),
+and the violations reported.  A partition is one ``stream`` value of one file (lines without
+``stream`` form the file's unnamed partition); each starts from its own ``reset``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from . import logline
-from .complete import Counts, Partition, Violation
+from .complete import Counts, Violation
+from .partitions import PartitionResult, Partitions, Results, Spill
 
 Progress = Callable[[int, int], None]
 """Called now and then with the lines read so far and the violations found."""
@@ -28,14 +29,6 @@ class Interrupted(BaseException):
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
         self.signum = signum
-
-
-@dataclass(frozen=True)
-class PartitionResult:
-    file: str
-    stream: str | None
-    counts: Counts
-    violations: int
 
 
 @dataclass(frozen=True)
@@ -95,7 +88,7 @@ class TraceResult:
     """What a run checked and found; ``interrupted`` is the signal that stopped it, if any."""
 
     files: list[str]
-    partitions: list[PartitionResult] = field(default_factory=list)
+    partitions: Results = field(default_factory=Results)
     violations: list[Violation | Unexplained] = field(default_factory=list)
     counts: Counts = field(default_factory=Counts)
     interrupted: int | None = None
@@ -126,13 +119,6 @@ class TraceResult:
         self.counts.add(part.counts)
 
 
-def close(
-    file: str, parts: dict[str | None, Partition], found: dict[str | None, int]
-) -> list[PartitionResult]:
-    """The results of a file's partitions, in the order they first appeared."""
-    return [PartitionResult(file, s, p.counts, found.get(s, 0)) for s, p in parts.items()]
-
-
 def check_logs(
     names: Sequence[str],
     stdin: IO[str],
@@ -144,9 +130,10 @@ def check_logs(
     (``unreadable``)."""
     result = TraceResult(list(names))
     started = time.monotonic()
+    spill = Spill()
     try:
-        for name in names:
-            _check_file(name, stdin, keep_going, result, progress)
+        for fileno, name in enumerate(names):
+            _check_file(Partitions(name, fileno, spill), stdin, keep_going, result, progress)
             if result.stopped:
                 break
     except logline.LogLineError as err:
@@ -155,26 +142,31 @@ def check_logs(
         result.interrupted = signal.SIGINT
     except Interrupted as why:
         result.interrupted = why.signum
+    finally:
+        spill.close()
     result.seconds = time.monotonic() - started
     return result
 
 
 def _check_file(
-    name: str, stdin: IO[str], keep_going: bool, result: TraceResult, progress: Progress | None
+    parts: Partitions,
+    stdin: IO[str],
+    keep_going: bool,
+    result: TraceResult,
+    progress: Progress | None,
 ) -> None:
-    parts: dict[str | None, Partition] = {}
-    found: dict[str | None, int] = {}
+    name = parts.file
     source = logline.open_log(name, stdin)
+    last: object = parts  # no stream yet
+    part = None
     try:
         for stream, recorded in logline.read(source, name):
             result.lines_read += 1
-            part = parts.get(stream)
-            if part is None:
-                part = parts[stream] = Partition(name, stream)
+            if stream != last or part is None:
+                part, last = parts.get(stream, recorded.line), stream
             violation = part.check(recorded)
             if violation is not None:
                 result.violations.append(violation)
-                found[stream] = found.get(stream, 0) + 1
                 if not keep_going:
                     result.stopped = True
                     break
@@ -183,5 +175,5 @@ def _check_file(
     finally:
         if source is not stdin:
             source.close()
-        for part_result in close(name, parts, found):
+        for part_result in parts.close():
             result.add_partition(part_result)

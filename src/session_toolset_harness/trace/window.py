@@ -365,12 +365,15 @@ class Window:
                     self.grants[name] = (z3.BoolVal(True), self._grant(grant))
             return
         method, args = p.call
-        if method == "wire":  # runtime names are not modelled: the line constrains nothing
-            if line.request.get("op") == "authorize_wire":  # it may have called a factory
-                st = self.state
-                calls = z3.Const(f"calls#{next(self.u._n)}", st.calls.sort())
-                self.state = State(st.catalog, st.gen, calls, st.sets)
-            return
+        if method == "wire":
+            resolved = _wire_tool(line.request, observed)
+            if resolved is None:  # the reply depends on runtime names only: nothing to assert
+                if line.request.get("op") == "authorize_wire":  # it may have called a factory
+                    st = self.state
+                    calls = z3.Const(f"calls#{next(self.u._n)}", st.calls.sort())
+                    self.state = State(st.catalog, st.gen, calls, st.sets)
+                return
+            method, args = "authorize", (line.request["set"], resolved)
         if protocol:  # the model never answers Protocol: a lookup failed, nothing changed
             self.facts.append(z3.Not(all_exist))
             return
@@ -791,6 +794,26 @@ def _source(v: Any) -> Source | None:
 
 def _no_set() -> Any:
     return z3.FreshConst(SetName, "none")
+
+
+def _wire_tool(request: Reply, observed: Reply) -> str | None:
+    """The tool an ``authorize_wire`` reply says its wire name resolved to, or None.
+
+    Once the wire name resolves to a record (which depends on runtime names, not modelled),
+    PROTOCOL.md answers ``authorize_wire`` as ``authorize`` of that record's id, and every
+    reply but a failed resolution (``UnknownTool``, ``Protocol``) names it in ``tool``.  So a
+    reply naming a tool is asserted to be ``authorize``'s reply for that tool, which constrains
+    the state as an ``authorize`` line does; the runtime names themselves are left to the
+    concrete replay of the explanation, as for ``resolve``."""
+    if request.get("op") != "authorize_wire" or not isinstance(request.get("set"), str):
+        return None
+    tool, error = observed.get("tool"), observed.get("error")
+    if not isinstance(tool, str) or error in ("ToolAuthorizationError.UnknownTool", "Protocol"):
+        return None
+    try:
+        return parse_tool_id(tool)
+    except IdentityError:
+        return None
 
 
 def names_in(lines: Iterable[RecordedLine]) -> tuple[set[str], bool]:
