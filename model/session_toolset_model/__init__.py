@@ -14,6 +14,7 @@ Layout, one concept per module:
 - `catalog`, `sets`, `gate`, `host` - the transitions of SPEC.md sections 2-5.
 - `ops`        - the operation table (name, arguments, possible outcomes) used by proofs and tests.
 - `oracle`     - the typed concrete API (strings in, ``(code, payload)`` out, ``observe()``).
+- `enumerate`  - the bounded enumerator: reachable states, shortest traces, small alphabets.
 - `world`      - the expected world: PROTOCOL.md, SPEC.md section 1 and the section 4 alias rule
                  as an executable specification over the oracle (the one expected side of
                  explore, the golden vectors and the proofs' counterexample vectors).

@@ -22,12 +22,13 @@ from importlib import metadata
 from typing import Any
 from xml.sax.saxutils import escape
 
+from session_toolset_model import enumerate as enumeration
 from session_toolset_model import keyword, reachability
+from session_toolset_model.enumerate import nodes
 from session_toolset_model.ops import OPS, outcomes_for
 from session_toolset_model.profiles import DEFAULT, DEFAULT_PROFILE, Variant
 
-from . import agreement, explore
-from .explore import nodes
+from . import agreement
 from .obligations import (
     EXPECTED_PROFILE_REFUTATIONS,
     FINITE_STATES,
@@ -505,17 +506,17 @@ def _unpack(pid: int, data: bytes) -> Any:
 
 def isolated(job: Callable[[], list[Row]]) -> list[Row]:
     """Run ``job`` in a forked child that runs nothing else and exits after it; its rows, and
-    the concrete results it computed (`explore.merge`), come back through a pipe."""
+    the concrete results it computed (`enumeration.merge`), come back through a pipe."""
 
     def work() -> Any:
-        before = explore.mark()
-        return job(), explore.computed_since(before)
+        before = enumeration.mark()
+        return job(), enumeration.computed_since(before)
 
     pid, read = _spawn(work)
     with os.fdopen(read, "rb") as inp:
         data = inp.read()
     rows, computed = _unpack(pid, data)
-    explore.merge(computed)
+    enumeration.merge(computed)
     return list(rows)
 
 
@@ -561,9 +562,9 @@ def _forget() -> None:
     for cache in (
         steps_cache,
         reach_cache,
-        explore._NODES,
-        explore._CANDIDATES,
-        explore._RESULTS,
+        enumeration._NODES,
+        enumeration._CANDIDATES,
+        enumeration._RESULTS,
     ):
         cache.clear()
 
