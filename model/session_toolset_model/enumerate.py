@@ -30,6 +30,7 @@ from typing import Any
 
 from .algebra import MAX_GENERATION
 from .concrete import Grant
+from .conditions import ConditionTable, RecordingAlgebra
 from .ops import OPS
 from .oracle import concrete_algebra
 from .profiles import DEFAULT, Variant
@@ -270,6 +271,39 @@ def shortest(
             if code in wanted and code not in found:
                 found[code] = (node, act)
     return found
+
+
+def covering(
+    table: ConditionTable, unreachable: Iterable[str], v: Variant = DEFAULT, depth: int = 4
+) -> dict[str, tuple[Node, Action]]:
+    """The condition outcomes ``table`` misses (``unreachable`` excepted), each with the first
+    (pre-state, final action) of the enumeration whose run covers it: nodes in shortest-trace
+    order up to traces of ``depth`` actions, then the op table's order, then each op's
+    alphabet; every run is recorded into ``table``.  Stops once nothing is missing."""
+    alg = RecordingAlgebra(table)
+    missing = set(table.missing(unreachable))
+    found: dict[str, tuple[Node, Action]] = {}
+    size = _size(table)
+    for node in nodes(v):
+        if len(node.trace) > depth:
+            break
+        for opname in OPS:
+            if not missing:
+                return found
+            for act in candidates(opname, node):
+                OPS[opname].run(alg, v, node.state, act.kwargs)
+                if _size(table) != size:  # something new was seen: recompute what is missing
+                    size = _size(table)
+                    now = set(table.missing(unreachable))
+                    found.update({key: (node, act) for key in missing - now})
+                    missing = now
+    return found
+
+
+def _size(table: ConditionTable) -> int:
+    """Grows whenever a run records a decision, a condition outcome or an operand vector that
+    ``table`` had not seen (the only changes that can cover a missing outcome)."""
+    return sum(1 + len(d.seen) + len(d.vectors) for d in table.decisions.values())
 
 
 Mark = tuple[dict[tuple[Variant, str, int], int], set[tuple[str, int]]]
