@@ -132,14 +132,21 @@ def measure(directory: Path) -> Coverage:
     collect what it reaches; a step whose answer SPEC.md leaves open ends its vector."""
     cov = Coverage()
     for path in sorted(directory.rglob("*.json")):
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        world = World(alg=RecordingAlgebra(cov.table))
-        for step in doc["steps"]:
-            try:
-                op, reply = _step(world, step)
-            except OutOfScope:
-                break
-            cov.pairs.add((op, "ok" if reply.get("ok") else str(reply.get("error"))))
+        measure_file(path, cov)
+    return cov
+
+
+def measure_file(path: Path, cov: Coverage | None = None) -> Coverage:
+    """What one vector file reaches (added to ``cov`` when given)."""
+    cov = Coverage() if cov is None else cov
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    world = World(alg=RecordingAlgebra(cov.table))
+    for step in doc["steps"]:
+        try:
+            op, reply = _step(world, step)
+        except OutOfScope:
+            break
+        cov.pairs.add((op, "ok" if reply.get("ok") else str(reply.get("error"))))
     return cov
 
 

@@ -19,6 +19,7 @@ person.  `files` is the builder's one call for them.
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -160,7 +161,13 @@ def _text(doc: dict[str, Any]) -> str:
 
 
 def files() -> dict[Path, str]:
-    """Relative path -> file text of every derived vector."""
+    """Relative path -> file text of every derived vector (computed once per process: they
+    are a function of the model and the edge lists alone)."""
+    return dict(_files())
+
+
+@functools.cache
+def _files() -> dict[Path, str]:
     traces = sorted(set(witnesses().values()), key=lambda t: (len(t), repr(t)))
     more = condition_witnesses(traces).values()
     traces = sorted({*traces, *more}, key=lambda t: (len(t), repr(t)))
