@@ -17,7 +17,7 @@ Layout, one concept per module:
 - `enumerate`  - the bounded enumerator: reachable states, shortest traces, small alphabets.
 - `world`      - the expected world: PROTOCOL.md, SPEC.md section 1 and the section 4 alias rule
                  as an executable specification over the oracle (the one expected side of
-                 explore, the golden vectors and the proofs' counterexample vectors).
+                 explore, the model vectors and the proofs' counterexample vectors).
 
 Outside the state-machine definition (and so outside the proofs), but specified executably in
 `world`: ToolId and SessionId parsing and encoding (SPEC.md 1.1, 1.2), SchemaDigest computation

@@ -6,7 +6,7 @@ vector file: ``hello``, ``reset``, the trace as PROTOCOL.md requests (grants nam
 issued first), the final action, then observation steps (``snapshot`` of every set name of the
 exploration domain, ``catalog_state``, ``factory_calls`` of every tool).  Every expectation is
 the reply of the model's expected world (`session_toolset_model.world.World`, the one expected
-side that explore and the golden vectors use too) under the DEFAULT profile: the reference
+side that explore and the model vectors use too) under the DEFAULT profile: the reference
 implementation (and any conforming one) passes the vector, and the variant that produced the
 counterexample answers at least one step differently (`World` under that variant is the replay;
 the tests check both).
