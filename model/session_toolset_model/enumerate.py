@@ -23,6 +23,7 @@ the corpus's model vectors are traces of this enumerator in that form.
 
 from __future__ import annotations
 
+import copy
 import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ from typing import Any
 
 from .algebra import MAX_GENERATION
 from .concrete import Grant
-from .conditions import ConditionTable, RecordingAlgebra
+from .conditions import ConditionTable, RecordingAlgebra, outcome_key
 from .ops import OPS
 from .oracle import concrete_algebra
 from .profiles import DEFAULT, Variant
@@ -276,34 +277,46 @@ def shortest(
 def covering(
     table: ConditionTable, unreachable: Iterable[str], v: Variant = DEFAULT, depth: int = 4
 ) -> dict[str, tuple[Node, Action]]:
-    """The condition outcomes ``table`` misses (``unreachable`` excepted), each with the first
-    (pre-state, final action) of the enumeration whose run covers it: nodes in shortest-trace
-    order up to traces of ``depth`` actions, then the op table's order, then each op's
-    alphabet; every run is recorded into ``table``.  Stops once nothing is missing."""
-    alg = RecordingAlgebra(table)
+    """The condition outcomes ``table`` has not covered, each with the first (pre-state, final
+    action) of the enumeration whose run covers it: nodes in shortest-trace order up to traces
+    of ``depth`` actions, then the op table's order, then each op's alphabet; the runs that
+    cover something are recorded into ``table``. Stops once nothing but ``unreachable`` is
+    missing. An op is not run at a node once no missing outcome is of a decision its earlier
+    runs took (the decisions an op takes are the same at every state: both branches of every
+    choice are evaluated), which spares the batch ops' large alphabets."""
     missing = set(table.missing(unreachable))
     found: dict[str, tuple[Node, Action]] = {}
-    size = _size(table)
+    sites: dict[str, set[str]] = {}
     for node in nodes(v):
         if len(node.trace) > depth:
             break
         for opname in OPS:
+            open_sites = {key.split(" | ", 1)[0] for key in missing}
             if not missing:
                 return found
+            if opname in sites and not sites[opname] & open_sites:
+                continue
+            if not candidates(opname, node):
+                continue
+            batch = ConditionTable()
             for act in candidates(opname, node):
+                OPS[opname].run(RecordingAlgebra(batch), v, node.state, act.kwargs)
+            sites.setdefault(opname, set()).update(d.site for d in batch.decisions.values())
+            trial = copy.deepcopy(table)
+            trial.merge(batch)
+            if _covered(trial) <= _covered(table):
+                continue
+            alg = RecordingAlgebra(table)  # again one by one: which run covered what first
+            for act in candidates(opname, node):
+                before = _covered(table)
                 OPS[opname].run(alg, v, node.state, act.kwargs)
-                if _size(table) != size:  # something new was seen: recompute what is missing
-                    size = _size(table)
-                    now = set(table.missing(unreachable))
-                    found.update({key: (node, act) for key in missing - now})
-                    missing = now
+                found.update({key: (node, act) for key in _covered(table) - before})
+            missing = set(table.missing(unreachable))
     return found
 
 
-def _size(table: ConditionTable) -> int:
-    """Grows whenever a run records a decision, a condition outcome or an operand vector that
-    ``table`` had not seen (the only changes that can cover a missing outcome)."""
-    return sum(1 + len(d.seen) + len(d.vectors) for d in table.decisions.values())
+def _covered(table: ConditionTable) -> set[str]:
+    return {outcome_key(d, i, o) for d, i, o, c in table.outcomes() if c}
 
 
 Mark = tuple[dict[tuple[Variant, str, int], int], set[tuple[str, int]]]
