@@ -1,6 +1,6 @@
 """The bounded enumerator: reachable states, shortest traces and the small argument alphabet of
-every operation, shared by the proofs' witnesses and counterexamples, the model golden vectors
-and the conformance corpus's derived vectors.
+every operation, shared by the proofs' witnesses, reachability traces and counterexamples and by
+the conformance corpus's model vectors.
 
 Scope: tools ``mcp.srv-a:t0 .. t2`` (and ``builtin:read``), sessions ``s-1``, ``s-2``, digest
 labels ``d0``, ``d1`` (and ``junk``, matching no record), sets ``A``, ``B``, ``C``, four record
@@ -15,10 +15,12 @@ pushed to 2^64-1).  A plain breadth-first search over the same alphabet would ne
 drift-after-activation scenarios and explodes combinatorially; the phases are exactly the orders
 the SPEC.md scenarios need (build, activate, then drift).  Nodes are ordered shortest trace
 first, and a candidate *final* operation ranges over the op's small alphabet (`final_args`), so
-the first (node, candidate) producing an outcome (`shortest`) is a shortest sequence to it.
+the first (node, candidate) producing an outcome (`shortest`) is a shortest sequence to it, and
+the first whose run covers a condition outcome (`covering`, MC/DC as `conditions` records it)
+is one to that.
 
-`requests` renders an action as PROTOCOL.md requests: the proofs' counterexample vectors and
-the corpus's model vectors are traces of this enumerator in that form.
+`trace_requests` renders a trace as PROTOCOL.md requests: the proofs' counterexample vectors
+and the corpus's model vectors are traces of this enumerator in that form.
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
 """Reachability: every (operation, outcome) pair of the model, from the initial state.
 
-Reachable pairs: the bounded enumerator (`session_toolset_model.enumerate`) gives a trace from
-the initial state - run step by step by the concrete oracle, which is the machine check of the
-trace itself - whose last operation yields the outcome; the last step is then *confirmed in Z3*:
-the op's Z3 transition from the pinned pre-state (which satisfies the inductive invariant) with
-the pinned arguments can produce that outcome (``sat``; the transition is functional, so it is
-the outcome). Pairs never seen are *proved unreachable*: the op cannot produce the outcome from
-ANY state satisfying the inductive invariant (``unsat`` over arbitrary symbolic states,
-unbounded batches)."""
+Reachable pairs: the bounded enumerator (`enumerate`) gives a trace from the initial state - run
+step by step by the concrete oracle, which is the machine check of the trace itself - whose last
+operation yields the outcome; the last step is then *confirmed in Z3*: the op's Z3 transition
+from the pinned pre-state (which satisfies the inductive invariant) with the pinned arguments can
+produce that outcome (``sat``; the transition is functional, so it is the outcome).  Pairs never
+seen are *proved unreachable*: the op cannot produce the outcome from ANY state satisfying the
+inductive invariant (``unsat`` over arbitrary symbolic states, unbounded batches).
+"""
 
 from __future__ import annotations
 
@@ -17,10 +17,10 @@ from typing import Any
 
 import z3  # type: ignore[import-untyped]
 from session_toolset_model import z3_interp as zi
-from session_toolset_model.enumerate import shortest
+from session_toolset_model.enumerate import Action, candidates, nodes
+from session_toolset_model.enumerate import outcome as run_candidate
 from session_toolset_model.ops import OPS, outcomes_for
 from session_toolset_model.profiles import DEFAULT
-from session_toolset_model.reachability import UNREACHABLE
 
 from .obligations import FINITE_STATES, SEARCH_BOUND, Step, step
 from .pin import Encoder, pin_step
@@ -75,32 +75,55 @@ def _unreachable(opname: str, outcome: str) -> Any:
     return solver.check()
 
 
+FIRST_NODES = 64
+"""Outcomes not seen in the first this-many pre-states are asked to Z3 (unreachability proof)
+before the rest are scanned; the scan goes on only for those the proof does not settle."""
+
+
 def reach_op(opname: str) -> list[Reach]:
     """One entry per outcome of ``opname`` under the default profile.
 
-    The outcomes the reviewed table (`reachability.UNREACHABLE`) does not list are searched
-    concretely (`enumerate.shortest`: the first pre-state and arguments producing each, confirmed
-    in Z3); every outcome not found - listed or not - is asked to Z3 as unreachable from any
-    state satisfying the invariant.  So the table only saves the scan's time: a listed outcome
-    that is reachable is not proved unreachable (``not found``), and an unlisted one that is
-    unreachable is not found either; `report` fails both rows against the table."""
+    Every outcome is either found concretely (a trace, confirmed in Z3) or asked to Z3 as
+    unreachable from any state satisfying the invariant; an outcome the concrete scan has not met
+    in its first `FIRST_NODES` pre-states is asked first, so the scan can stop once every
+    outcome is found or proved unreachable (the proofs are the ones asked anyway)."""
     op = OPS[opname]
     outcomes = outcomes_for(op, DEFAULT)
     out: list[Reach] = []
     start = time.perf_counter()
-    found = shortest(opname, [o for o in outcomes if (opname, o) not in UNREACHABLE])
-    scan = time.perf_counter() - start
+    found: dict[str, tuple[Any, Action, str]] = {}
+    proofs: dict[str, tuple[Any, float]] = {}
+    wanted = set(outcomes)
+    for k, node in enumerate(nodes()):
+        if k == FIRST_NODES:
+            for outcome in outcomes:
+                if outcome not in found:
+                    t0 = time.perf_counter()
+                    status = _unreachable(opname, outcome)
+                    proofs[outcome] = (status, time.perf_counter() - t0)
+                    if status == z3.unsat:
+                        wanted.discard(outcome)
+        if set(found) >= wanted:
+            break
+        for i, act in enumerate(candidates(opname, node)):
+            code = run_candidate(DEFAULT, opname, node, i).code
+            if code in wanted and code not in found:
+                found[code] = (node, act, code)
+    scan = time.perf_counter() - start - sum(sec for _, sec in proofs.values())
     for n, outcome in enumerate(outcomes):
         t0 = time.perf_counter()
         if outcome in found:
-            node, act = found[outcome]
+            node, act, code = found[outcome]
             status = _confirm(opname, outcome, node.state, act.kwargs)
             result = {"sat": "reachable", "unsat": "unconfirmed"}.get(str(status), "unknown")
-            trace = concrete_trace(node, act, outcome)
+            trace = concrete_trace(node, act, code)
         else:
-            status = _unreachable(opname, outcome)
+            status, earlier = proofs.get(outcome, (None, 0.0))
+            if status is None:
+                status = _unreachable(opname, outcome)
             result = {"unsat": "unreachable", "sat": "not found"}.get(str(status), "unknown")
             trace = []
+            t0 -= earlier
         seconds = time.perf_counter() - t0 + (scan if n == 0 else 0.0)
         out.append(Reach(opname, outcome, result, seconds, trace))
     return out
