@@ -303,9 +303,6 @@ EXERCISES: dict[str, Exercise] = {
     "python -m session_toolset_harness.corpus build": Exercise(
         "test", where="tests/corpus/test_corpus.py::test_build_is_deterministic"
     ),
-    "python -m session_toolset_harness.explore.golden build": Exercise(
-        "test", where="tests/explore/test_golden.py::test_golden_vectors_are_up_to_date"
-    ),
     "session-toolset prove --all-profiles --quiet --emit-vectors "
     "src/session_toolset_harness/vectors/model-cex": Exercise(
         "test",
@@ -331,10 +328,6 @@ EXERCISES: dict[str, Exercise] = {
     "session-toolset explore --merge REPORT [REPORT ...]": Exercise("synopsis"),
     'session-toolset conform --vectors explore-failure.json --adapter "./my-adapter"': Exercise(
         "test", where="tests/explore/test_cli.py::test_divergence_through_an_external_adapter"
-    ),
-    "python -m session_toolset_harness.explore.golden build [--out DIR]": Exercise("synopsis"),
-    "python -m session_toolset_harness.explore.golden check [--out DIR]": Exercise(
-        "test", where="tests/explore/test_golden.py::test_golden_vectors_are_up_to_date"
     ),
     "python tools/explore_strength/find_rate.py --seeds 10": Exercise("help"),
     "python tools/explore_strength/rounds.py --seeds 10 --jobs 2": Exercise("help"),

@@ -14,9 +14,10 @@ Layout, one concept per module:
 - `catalog`, `sets`, `gate`, `host` - the transitions of SPEC.md sections 2-5.
 - `ops`        - the operation table (name, arguments, possible outcomes) used by proofs and tests.
 - `oracle`     - the typed concrete API (strings in, ``(code, payload)`` out, ``observe()``).
+- `enumerate`  - the bounded enumerator: reachable states, shortest traces, small alphabets.
 - `world`      - the expected world: PROTOCOL.md, SPEC.md section 1 and the section 4 alias rule
                  as an executable specification over the oracle (the one expected side of
-                 explore, the golden vectors and the proofs' counterexample vectors).
+                 explore, the model vectors and the proofs' counterexample vectors).
 
 Outside the state-machine definition (and so outside the proofs), but specified executably in
 `world`: ToolId and SessionId parsing and encoding (SPEC.md 1.1, 1.2), SchemaDigest computation

@@ -4,7 +4,8 @@
 - `obligations` - one named obligation per SPEC.md section 6 invariant and transition, with the
                   mutants that must refute it and the profiles expected to fail it.
 - `solve`       - one deterministic solver run (fresh solver, fixed seeds, rlimit budget).
-- `explore`, `search`, `pin` - witnesses and counterexamples found concretely, confirmed in Z3.
+- `search`, `pin` - witnesses and counterexamples found by the model's bounded enumerator
+                  (`session_toolset_model.enumerate`), confirmed in Z3.
 - `reach`       - (operation, outcome) reachability traces, or proofs of unreachability.
 - `vectors`     - counterexamples as PROTOCOL.md vectors (`prove --emit-vectors DIR`).
 - `report`, `cli` - `prove` table, JSON and JUnit output, exit code; checks split across

@@ -5,7 +5,7 @@ one.  They are the same Python definition, but each interpretation supplies its 
 (`z3_interp.Z3Algebra`: quantified side definitions for loops and bulk map updates, witnesses
 for "some key", read-over-write, ...), so a slip on one side alone would make the proofs speak
 about a different machine than the one tested.  For each operation and profile, `cases` picks
-reachable pre-states of the concrete exploration (`explore.nodes`) and arguments of the op's
+reachable pre-states of the bounded enumerator (`enumerate.nodes`) and arguments of the op's
 small alphabet - the op's interesting success (`search.success`: a successful batch of at
 least two, a carry-forward rebuild that drops something, a record replaced, ...), a rejection,
 and a step at the u64 seam (generation 2^64-2 or 2^64-1) - runs the concrete transition, and
@@ -32,11 +32,11 @@ import z3  # type: ignore[import-untyped]
 from session_toolset_model import z3_interp as zi
 from session_toolset_model.algebra import MAX_GENERATION
 from session_toolset_model.concrete import CMap, Grant
+from session_toolset_model.enumerate import ALG, Action, Node, candidates, nodes, outcome
 from session_toolset_model.ops import OPS
 from session_toolset_model.profiles import Variant
 from session_toolset_model.state import Result, State
 
-from .explore import ALG, Action, Node, candidates, nodes, outcome
 from .pin import Encoder, pin_step
 from .solve import _solver
 from .steps import FINITE_STATES, SEARCH_BOUND, Step, step

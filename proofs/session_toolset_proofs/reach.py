@@ -1,6 +1,6 @@
 """Reachability: every (operation, outcome) pair of the model, from the initial state.
 
-Reachable pairs: the concrete exploration (`explore`) gives a trace from the initial state - run
+Reachable pairs: the bounded enumerator (`enumerate`) gives a trace from the initial state - run
 step by step by the concrete oracle, which is the machine check of the trace itself - whose last
 operation yields the outcome; the last step is then *confirmed in Z3*: the op's Z3 transition
 from the pinned pre-state (which satisfies the inductive invariant) with the pinned arguments can
@@ -17,11 +17,11 @@ from typing import Any
 
 import z3  # type: ignore[import-untyped]
 from session_toolset_model import z3_interp as zi
+from session_toolset_model.enumerate import Action, candidates, nodes
+from session_toolset_model.enumerate import outcome as run_candidate
 from session_toolset_model.ops import OPS, outcomes_for
 from session_toolset_model.profiles import DEFAULT
 
-from .explore import Action, candidates, nodes
-from .explore import outcome as run_candidate
 from .obligations import FINITE_STATES, SEARCH_BOUND, Step, step
 from .pin import Encoder, pin_step
 from .search import CONFIRM_BOUND, concrete_trace

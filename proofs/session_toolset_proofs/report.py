@@ -23,12 +23,13 @@ from importlib import metadata
 from typing import Any
 from xml.sax.saxutils import escape
 
+from session_toolset_model import enumerate as enumeration
 from session_toolset_model import keyword, reachability
+from session_toolset_model.enumerate import nodes
 from session_toolset_model.ops import OPS, outcomes_for
 from session_toolset_model.profiles import DEFAULT, DEFAULT_PROFILE, Variant
 
-from . import agreement, explore
-from .explore import nodes
+from . import agreement
 from .obligations import (
     EXPECTED_PROFILE_REFUTATIONS,
     FINITE_STATES,
@@ -559,11 +560,11 @@ def _result(kind: str, value: Any) -> Any:
 
 def isolated(job: Callable[[], list[Row]]) -> list[Row]:
     """Run ``job`` in a forked child that runs nothing else and exits after it; its rows, and
-    the concrete results it computed (`explore.merge`), come back through a pipe."""
+    the concrete results it computed (`enumeration.merge`), come back through a pipe."""
 
     def work(_emit: Emit) -> Any:
-        before = explore.mark()
-        return job(), explore.computed_since(before)
+        before = enumeration.mark()
+        return job(), enumeration.computed_since(before)
 
     pid, read = _spawn(work)
     with os.fdopen(read, "rb") as inp:
@@ -573,7 +574,7 @@ def isolated(job: Callable[[], list[Row]]) -> list[Row]:
     if not messages:
         raise RuntimeError("a proof job's process died without a result")
     rows, computed = _result(*messages[-1])
-    explore.merge(computed)
+    enumeration.merge(computed)
     return list(rows)
 
 
@@ -653,9 +654,9 @@ def _forget() -> None:
     for cache in (
         steps_cache,
         reach_cache,
-        explore._NODES,
-        explore._CANDIDATES,
-        explore._RESULTS,
+        enumeration._NODES,
+        enumeration._CANDIDATES,
+        enumeration._RESULTS,
     ):
         cache.clear()
 

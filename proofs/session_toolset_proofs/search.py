@@ -1,15 +1,16 @@
 """Witnesses and counterexamples: found concretely, confirmed in Z3 by pinning.
 
 For one obligation under one variant, candidates are (reachable pre-state, final-operation
-arguments) pairs from `explore`; the transition is run concretely under the variant, a cheap
-concrete filter keeps the promising ones, and each kept candidate is *confirmed* by the
-obligation's own unbounded Z3 query (premises, side definitions, then the witness hints or the
-negated goal) with the pre-state and arguments pinned (`pin`).  Only a ``sat`` confirmation
-counts: the result is then a genuine Z3 model of the obligation's query, and its pre-state is
-reachable from the initial state by a concrete trace.  ``unknown`` from a confirmation is a
-failure of that confirmation: it never counts as found (the next candidate is tried, and a row
-with no ``sat`` confirmation reports ``unknown``, which fails the run); ``unsat`` means the filter
-was too generous for that candidate (at most `MAX_CONFIRMATIONS` are tried).
+arguments) pairs from the bounded enumerator (`session_toolset_model.enumerate`); the transition
+is run concretely under the variant, a cheap concrete filter keeps the promising ones, and each
+kept candidate is *confirmed* by the obligation's own unbounded Z3 query (premises, side
+definitions, then the witness hints or the negated goal) with the pre-state and arguments pinned
+(`pin`). Only a ``sat`` confirmation counts: the result is then a genuine Z3 model of the
+obligation's query, and its pre-state is reachable from the initial state by a concrete trace.
+``unknown`` from a confirmation is a failure of that confirmation: it never counts as found (the
+next candidate is tried, and a row with no ``sat`` confirmation reports ``unknown``, which fails
+the run); ``unsat`` means the filter was too generous for that candidate (at most
+`MAX_CONFIRMATIONS` are tried).
 
 The filters never decide a result, they only order the work:
 
@@ -31,11 +32,12 @@ from typing import Any
 
 import z3  # type: ignore[import-untyped]
 from session_toolset_model.algebra import MAX_GENERATION
+from session_toolset_model.concrete import CMap
+from session_toolset_model.enumerate import ALG, Action, Node, candidates, nodes, outcome
 from session_toolset_model.ops import OPS
 from session_toolset_model.profiles import DEFAULT, Variant
 from session_toolset_model.state import Result, State, initial
 
-from .explore import ALG, Action, Node, candidates, nodes, outcome, second_state
 from .obligations import FINITE_STATES, SEARCH_BOUND, Obligation, Query
 from .pin import Encoder, pin_step
 from .postconditions import LATER_CHECK
@@ -89,6 +91,18 @@ def concrete_trace(node: Node, final: Action | None, code: str | None) -> list[d
     if final is not None:
         out.append({**final.to_json(), "outcome": code, "final": True})
     return out
+
+
+def second_state(opname: str, st: State, args: dict[str, Any]) -> tuple[State, list[str]]:
+    """The other side of a self-composition: the same catalog, generation and counters, and only
+    the sets the operation reads (its target, the rebuilt or retained set; dropping sets
+    preserves the invariant).
+    Returns the state and the names of the sets kept."""
+    fresh = opname in ("set_new", "set_default_core", "set_progressive_core")
+    keep = [args[a] for a in ("name", "retained") if a in args and not fresh]
+    keep = [n for n in keep if n is not None and st.sets[n] is not None]
+    sets = CMap.of(None, {n: st.sets[n] for n in keep})
+    return State(st.catalog, st.gen, st.calls, sets), keep
 
 
 def invariant_holds(st: State) -> bool:

@@ -6,7 +6,7 @@ vector file: ``hello``, ``reset``, the trace as PROTOCOL.md requests (grants nam
 issued first), the final action, then observation steps (``snapshot`` of every set name of the
 exploration domain, ``catalog_state``, ``factory_calls`` of every tool).  Every expectation is
 the reply of the model's expected world (`session_toolset_model.world.World`, the one expected
-side that explore and the golden vectors use too) under the DEFAULT profile: the reference
+side that explore and the model vectors use too) under the DEFAULT profile: the reference
 implementation (and any conforming one) passes the vector, and the variant that produced the
 counterexample answers at least one step differently (`World` under that variant is the replay;
 the tests check both).
@@ -24,120 +24,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from session_toolset_model.concrete import Grant
+from session_toolset_model.enumerate import Action, trace_requests
 from session_toolset_model.profiles import DEFAULT, DEFAULT_PROFILE, Variant
 from session_toolset_model.world import World
-from session_toolset_model.world.digest import schema_digest
 
-from .explore import SET_NAMES, TOOLS, Action, source_of
-
-__all__ = ["SCHEMAS", "World", "replay", "schema_digest", "vector", "vector_id", "write"]
-
-SCHEMAS: dict[str, Any] = {"d0": {"type": "object", "x-v": 0}, "d1": {"type": "object", "x-v": 1}}
-JUNK_DIGEST = "00"
-"""The forged digest string of the label ``junk``: not a SHA-256 hex, so it matches no record."""
-
-DIGESTS: dict[str, str] = {label: schema_digest(s) for label, s in SCHEMAS.items()}
-
-
-def digest_hex(label: Any) -> str:
-    return DIGESTS.get(label, JUNK_DIGEST)
-
-
-class _Namer:
-    def __init__(self) -> None:
-        self.n = 0
-
-    def __call__(self) -> str:
-        self.n += 1
-        return f"g{self.n}"
-
-
-def _forge(g: Grant, name: str) -> dict[str, Any]:
-    return {
-        "op": "forge_grant",
-        "name": name,
-        "session": g.session,
-        "tool": g.tool,
-        "generation": g.gen,
-        "digest": digest_hex(g.digest),
-    }
-
-
-def _record(op: str, a: dict[str, Any]) -> dict[str, Any]:
-    req: dict[str, Any] = {"op": op}
-    if op == "catalog_upsert":
-        req["replaced"] = a["replaced"] if a["has_replaced"] else None
-    req.update(
-        {
-            "id": a["tool"],
-            "source": source_of(a["tool"], a["prov"], a["trust"]).to_json(),
-            "provenance": a["prov"].to_json(),
-            "schema": SCHEMAS[a["digest"]],
-        }
-    )
-    return req
-
-
-def requests(act: Action, name: _Namer) -> list[dict[str, Any]]:
-    """The PROTOCOL.md requests performing one model action (grant setup first)."""
-    op, a = act.op, act.kwargs
-    if op in ("catalog_insert", "catalog_upsert"):
-        return [_record(op, a)]
-    if op == "catalog_remove":
-        return [{"op": op, "id": a["tool"]}]
-    if op == "catalog_rebase_past":
-        return [{"op": op, "prior": a["prior"]}]
-    if op == "set_new":
-        return [{"op": op, "name": a["name"], "session": a["session"], "core": list(a["core_ids"])}]
-    if op in ("set_default_core", "set_progressive_core"):
-        return [{"op": op, "name": a["name"], "session": a["session"]}]
-    if op == "is_stale":
-        return [{"op": op, "set": a["name"]}]
-    if op == "activate":
-        g = name()
-        return [_forge(a["grant"], g), {"op": op, "set": a["name"], "grant": g}]
-    if op == "activate_many":
-        names = [name() for _ in a["grants"]]
-        forged = [_forge(g, n) for g, n in zip(a["grants"], names, strict=True)]
-        return [*forged, {"op": op, "set": a["name"], "grants": names}]
-    if op in ("revoke", "authorize", "activate_user"):
-        return [{"op": op, "set": a["name"], "tool": a["tool"]}]
-    if op == "rebuild":
-        return [
-            {
-                "op": op,
-                "set": a["name"],
-                "into": a["into"],
-                "progressive": a["progressive"],
-                "carry_forward": a["carry_forward"],
-            }
-        ]
-    if op == "issue_grant":
-        return [{"op": op, "name": name(), "session": a["session"], "tool": a["tool"]}]
-    if op == "activate_model":
-        authority = "model_confirmed" if a["confirmed"] else "unauthorized"
-        return [{"op": op, "set": a["name"], "authority": authority, "tools": list(a["tools"])}]
-    if op == "route":
-        return [
-            {
-                "op": op,
-                "set": a["retained"] if a["has_retained"] else None,
-                "into": a["into"],
-                "fallback_session": a["fallback_session"],
-            }
-        ]
-    raise KeyError(op)
-
-
-def observations() -> list[dict[str, Any]]:
-    """What the vector looks at after the final action: every set name, the catalog, and the
-    factory counter of every tool of the domain."""
-    return [
-        *({"op": "snapshot", "set": n} for n in SET_NAMES),
-        {"op": "catalog_state"},
-        *({"op": "factory_calls", "tool": t} for t in TOOLS),
-    ]
+__all__ = ["World", "replay", "vector", "vector_id", "write"]
 
 
 def variant_label(v: Variant) -> str:
@@ -153,11 +44,8 @@ def vector(
     obligation: str, v: Variant, trace: Iterable[Action], final: Action | None
 ) -> dict[str, Any]:
     """The vector of one counterexample: expectations from the default-profile oracle."""
-    name = _Namer()
-    sends: list[dict[str, Any]] = [{"op": "hello"}, {"op": "reset"}]
-    for act in [*trace, *([final] if final is not None else [])]:
-        sends.extend(requests(act, name))
-    sends.extend(observations())
+    actions = [*trace, *([final] if final is not None else [])]
+    sends = [{"op": "hello"}, {"op": "reset"}, *trace_requests(actions, observe=True)]
     world = World(DEFAULT)
     steps = [{"send": s, "expect": world.handle(s)} for s in sends]
     label = variant_label(v)

@@ -19,7 +19,7 @@ from session_toolset.adapter.ops import HANDLERS
 from session_toolset_harness.conform.checks import op_of
 from session_toolset_harness.conform.cli import main as conform_main
 from session_toolset_harness.conform.vectors import read_send
-from session_toolset_harness.corpus import codes, spec
+from session_toolset_harness.corpus import codes, derived, spec
 from session_toolset_harness.corpus.__main__ import main as corpus_main
 from session_toolset_harness.corpus.build import DEFAULT_OUT, FOREIGN_DIRS, all_vectors, check
 from session_toolset_harness.corpus.replay import Handle, run_all, run_vector
@@ -40,11 +40,11 @@ def reference_handle() -> Handle:
 
 
 def corpus_files() -> list[Path]:
-    """The files this builder owns (not the recorded or model-generated directories)."""
+    """The hand-written vectors' files (not the recorded, model-generated or derived ones)."""
     return sorted(
         p
         for p in DEFAULT_OUT.rglob("*.json")
-        if p.relative_to(DEFAULT_OUT).parts[0] not in FOREIGN_DIRS
+        if p.relative_to(DEFAULT_OUT).parts[0] not in FOREIGN_DIRS | set(derived.GROUPS)
     )
 
 

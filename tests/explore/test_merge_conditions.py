@@ -12,8 +12,9 @@ import pytest
 from session_toolset_model.conditions import ConditionTable, Decision, RecordingAlgebra
 from session_toolset_model.world import World
 
+from session_toolset_harness.corpus import coverage as condition_gate
 from session_toolset_harness.envelope import envelope
-from session_toolset_harness.explore import condition_gate, coverage, report
+from session_toolset_harness.explore import coverage, report
 from session_toolset_harness.explore.cli import main
 from session_toolset_harness.independent import replay
 

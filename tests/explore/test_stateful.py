@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from session_toolset_model.world import World
 
-from session_toolset_harness.explore import condition_gate, coverage, pools
+from session_toolset_harness.corpus import coverage as condition_gate
+from session_toolset_harness.explore import coverage, pools
 from session_toolset_harness.explore.run import explore, explore_rounds, profile_from_env
 from session_toolset_harness.explore.sut import AdapterSut, InProcessSut, reference_adapter_argv
 

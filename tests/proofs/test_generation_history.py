@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pytest
 from session_toolset_model.algebra import MAX_GENERATION
+from session_toolset_model.enumerate import ALG, Action
 from session_toolset_model.profiles import DEFAULT
 from session_toolset_model.state import initial
 from session_toolset_proofs import postconditions as pc
-from session_toolset_proofs.explore import ALG, Action
 from session_toolset_proofs.solve import check
 
 

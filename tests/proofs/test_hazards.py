@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 import z3  # type: ignore[import-untyped]
+from session_toolset_model.enumerate import ALG
 from session_toolset_model.profiles import DEFAULT, Variant
 from session_toolset_model.state import initial
 from session_toolset_proofs.cli import main as prove_main
-from session_toolset_proofs.explore import ALG
 from session_toolset_proofs.hazards import (
     HAZARDS,
     Hazard,

@@ -7,8 +7,8 @@ from typing import Any
 
 import z3  # type: ignore[import-untyped]
 from session_toolset_model.concrete import Grant
+from session_toolset_model.enumerate import nodes
 from session_toolset_model.profiles import DEFAULT
-from session_toolset_proofs.explore import nodes
 from session_toolset_proofs.obligations import OBLIGATIONS
 from session_toolset_proofs.pin import Encoder, pin_step
 from session_toolset_proofs.report import Report

@@ -23,7 +23,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from session_toolset_harness.explore import condition_gate, coverage
+from session_toolset_harness.corpus import coverage as condition_gate
+from session_toolset_harness.explore import coverage
 from session_toolset_harness.explore.prng_engine import DEFAULT_ENGINE, ENGINES
 from session_toolset_harness.explore.report import conditions_from_json
 from session_toolset_harness.explore.run import PROFILES

@@ -1,7 +1,7 @@
 """The expected world: PROTOCOL.md and SPEC.md section 1 and the section 4 alias rule as an
 executable specification, over the model's concrete oracle.
 
-This package is the one expected side shared by ``explore``, the golden vectors and the proofs'
+This package is the one expected side shared by ``explore``, the model vectors and the proofs'
 counterexample vectors.  It is written from SPEC.md and PROTOCOL.md and imports nothing from the
 implementation (``session_toolset``): the two meet only in tests and the harness.
 

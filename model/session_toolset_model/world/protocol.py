@@ -78,7 +78,7 @@ class World:
             name[4:]: getattr(self, name) for name in dir(self) if name.startswith("_op_")
         }
 
-    # -- whole-world access (explore, golden) ------------------------------------------------
+    # -- whole-world access (explore) --------------------------------------------------------
     def reset(self) -> None:
         self.oracle.reset()
         self.grants.clear()

@@ -13,10 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from session_toolset_model.enumerate import ALG, T0, T1, T2, Action, insert, new_set, upsert, user
 from session_toolset_model.profiles import DEFAULT
 from session_toolset_model.state import State, initial
-
-from ..explore import ALG, T0, T1, T2, Action, insert, new_set, upsert, user
 
 BASE = (
     insert(T0, "d0", "trusted"),

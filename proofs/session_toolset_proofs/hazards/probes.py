@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from session_toolset_model.concrete import Grant
+from session_toolset_model.enumerate import Action
 from session_toolset_model.state import State
 
-from ..explore import Action
 from .search import SESSION, Domain, Probe, Ran, alphabet, good_grant
 
 

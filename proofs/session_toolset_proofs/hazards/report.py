@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from session_toolset_model.concrete import Grant
+from session_toolset_model.enumerate import KINDS, Action
 from session_toolset_model.profiles import Variant
 
-from ..explore import KINDS, Action
 from .changes import sweep, table
 from .check import Result, UnderProfile
 from .search import Trace

@@ -18,7 +18,7 @@ no_partial_mutation), and `is_stale`, `issue_grant`, `authorize` change at most 
 counter no hazard reads, so none of them can shorten a trace; they appear only in probes.
 
 The domain is deliberately small (at most three tools, two set names, one session, the four
-record kinds of `explore.KINDS`, two digests): a hazard's minimal trace is minimal *over that
+record kinds of `enumerate.KINDS`, two digests): a hazard's minimal trace is minimal *over that
 domain*; a hazard that needs a bigger one says so in its own definition (`Domain`).
 """
 
@@ -29,11 +29,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from session_toolset_model.concrete import Grant
+from session_toolset_model.enumerate import ALG, KINDS, T0, T1, Action, insert, new_set, upsert
 from session_toolset_model.ops import OPS
 from session_toolset_model.profiles import DEFAULT, Variant
 from session_toolset_model.state import Result, State, initial
-
-from ..explore import ALG, KINDS, T0, T1, Action, insert, new_set, upsert
 
 SESSION = "s-1"
 BASH = "builtin:bash"
@@ -47,7 +46,7 @@ class Domain:
     tools: tuple[str, ...] = (T0,)
     sets: tuple[str, ...] = ("A",)
     kinds: tuple[str, ...] = tuple(KINDS)
-    """Record kinds (`explore.KINDS`) an insert or upsert may use."""
+    """Record kinds (`enumerate.KINDS`) an insert or upsert may use."""
 
     def describe(self) -> str:
         return (

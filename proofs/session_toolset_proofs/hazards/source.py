@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from session_toolset_model.enumerate import T0, Action, upsert
 from session_toolset_model.state import State
 
-from ..explore import T0, Action, upsert
 from .definitions import Hazard
 from .search import Domain, Ran
 

@@ -6,7 +6,7 @@ statement of the SPEC.md alias rule written here from the text - not taken from 
 implementation.  Its vector pins what the reference implementation does today (tested through
 the PROTOCOL.md adapter), which is also a check of this statement of the rule.
 
-Every record of the domain is MCP-sourced (`explore.source_of`), so none is builtin; each tool
+Every record of the domain is MCP-sourced (`enumerate.source_of`), so none is builtin; each tool
 has a fixed runtime name (`RUNTIME`) chosen so aliases collide: ``a b``, ``a.b`` and ``a_b`` all
 sanitise to ``a_b``, and byte order puts ``a b`` < ``a.b`` < ``a_b``.
 """
@@ -16,10 +16,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from session_toolset_model.enumerate import T0, T1, T2, Action
 from session_toolset_model.profiles import DEFAULT
 from session_toolset_model.state import State
 
-from ..explore import T0, T1, T2, Action
 from .definitions import Hazard
 from .search import Domain, Ran, alphabet
 

@@ -6,13 +6,15 @@ import argparse
 import sys
 from pathlib import Path
 
+from session_toolset_harness.corpus import coverage
 from session_toolset_harness.corpus.build import DEFAULT_OUT, all_vectors, check, write
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m session_toolset_harness.corpus",
-        description="Build or check the generated conformance vectors.",
+        description="Build or check the generated conformance vectors; check also runs the "
+        "coverage gates ((operation, outcome) pairs and condition outcomes) on the written corpus.",
     )
     parser.add_argument("command", choices=["build", "check", "list"])
     parser.add_argument(
@@ -31,15 +33,21 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {len(written)} vectors under {args.out}")
         return 0
     problems = check(args.out)
+    if not problems:  # the coverage gates, on the corpus as written
+        cov = coverage.measure(args.out)
+        problems = coverage.problems(cov)
+        print(coverage.summary(cov.table))
     for problem in problems:
         print(problem)
     if problems:
         print(
-            f"{len(problems)} difference(s); run `python -m session_toolset_harness.corpus build`",
+            f"{len(problems)} problem(s); run `python -m session_toolset_harness.corpus build`, "
+            "and add a vector for what the corpus no longer reaches",
             file=sys.stderr,
         )
         return 1
-    print(f"corpus under {args.out} matches the builder")
+    pairs = len(coverage.model_pairs())
+    print(f"corpus under {args.out} matches the builder and reaches all {pairs} model pairs")
     return 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from session_toolset_harness.corpus import derived
 from session_toolset_harness.corpus.dsl import Vector
 from session_toolset_harness.corpus.groups import (
     activate,
@@ -28,13 +29,12 @@ from session_toolset_harness.corpus.groups import (
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "vectors"
 
 #: Directories under the corpus that this builder does not own: ``original`` is recorded from
-#: the original implementation, ``model`` is generated from the model by
-#: ``python -m session_toolset_harness.explore.golden build`` (which checks it in turn), and
-#: ``model-cex`` holds the proofs' counterexamples, written by ``session-toolset prove
-#: --all-profiles --emit-vectors`` (checked by ``tests/proofs/test_vectors.py``), and ``hazards``
-#: the hazards' traces, written by ``session-toolset prove --hazards --emit-hazard-vectors``
-#: (checked by ``tests/proofs/test_hazards.py``).
-FOREIGN_DIRS = frozenset({"original", "model", "model-cex", "hazards"})
+#: the original implementation, ``model-cex`` holds the proofs' counterexamples, written by
+#: ``session-toolset prove --all-profiles --emit-vectors`` (checked by
+#: ``tests/proofs/test_vectors.py``), and ``hazards`` the hazards' traces, written by
+#: ``session-toolset prove --hazards --emit-hazard-vectors`` (checked by
+#: ``tests/proofs/test_hazards.py``).
+FOREIGN_DIRS = frozenset({"original", "model-cex", "hazards"})
 
 _MODULES = (
     protocol,
@@ -65,7 +65,7 @@ def all_vectors() -> list[Vector]:
     if duplicates:
         raise ValueError(f"duplicate vector ids: {duplicates}")
     for vector in found:
-        if vector.group in FOREIGN_DIRS:
+        if vector.group in FOREIGN_DIRS or vector.group in derived.GROUPS:
             raise ValueError(f"{vector.id}: group {vector.group!r} is reserved")
     return found
 
@@ -77,7 +77,8 @@ def render(vector: Vector) -> str:
 
 def expected_files() -> dict[Path, str]:
     """Relative path → file text for every generated vector."""
-    return {Path(v.group) / f"{v.name}.json": render(v) for v in all_vectors()}
+    files = {Path(v.group) / f"{v.name}.json": render(v) for v in all_vectors()}
+    return {**files, **derived.files()}  # the model's and the edge families' vectors
 
 
 def _owned_files(out: Path) -> set[Path]:

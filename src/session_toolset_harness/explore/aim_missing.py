@@ -32,7 +32,8 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 from ..conform.jsonio import RawLine
-from . import condition_gate, coverage, pools
+from ..corpus import coverage as condition_gate
+from . import coverage, pools
 from .context import DivergenceError, RunContext
 from .machine import ExploreMachine
 from .protocol_rules import ROWS

@@ -33,12 +33,13 @@ from ..argtypes import integer
 from ..conform import shard
 from ..conform.cli import positive_seconds
 from ..conform.client import AdapterStartError, start_checked
+from ..corpus import coverage as condition_gate
 from ..corpus.dsl import DECLARED_DIFFERENCE
 from ..envelope import check_writable
 from ..interrupt import raising_on_signals
 from ..progress import Progress, on_terminal
 from ..summary import GITHUB_STEP_SUMMARY, publish
-from . import condition_gate, coverage, report
+from . import coverage, report
 from .hypothesis_private import prng_engine_unsupported
 from .parallel import Plan, PlanResult, run_plan
 from .prng_engine import DEFAULT_ENGINE, ENGINES

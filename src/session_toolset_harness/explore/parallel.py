@@ -33,10 +33,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..corpus import coverage as condition_gate
 from ..corpus.dsl import DECLARED_DIFFERENCE
 from ..interrupt import Interrupted, raising_on_signals
 from ..trace.record import TraceWriter
-from . import condition_gate, coverage
+from . import coverage
 from .context import RunContext
 from .prng_engine import DEFAULT_ENGINE
 from .run import ExploreResult, explore, partial_result

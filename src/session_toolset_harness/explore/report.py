@@ -27,9 +27,10 @@ from typing import Any
 from session_toolset_model.conditions import OUTCOMES, ConditionTable
 
 from ..conform.junit import display_path, xml_safe
+from ..corpus import coverage as condition_gate
 from ..envelope import envelope
 from ..summary import code_block, table
-from . import condition_gate, coverage
+from . import coverage
 from .parallel import Plan, PlanResult
 from .vectorize import describe
 

@@ -33,7 +33,8 @@ from hypothesis.reporting import with_reporter
 from hypothesis.stateful import run_state_machine_as_test
 from session_toolset_model.conditions import ConditionTable
 
-from . import condition_gate, coverage, pools, prng_engine
+from ..corpus import coverage as condition_gate
+from . import coverage, pools, prng_engine
 from .aim_missing import aim_missing
 from .context import (
     DigestPreflightError,
@@ -42,7 +43,6 @@ from .context import (
     RunContext,
     learn_digests,
 )
-from .edge_sweep import SweepError, sweep
 from .machine import ExploreMachine
 from .prng_engine import DEFAULT_ENGINE, ENGINES
 from .reduce import reduce, replay_exchange
@@ -226,11 +226,7 @@ def explore(
     aimed = swept = 0
     if min_hits and ctx.first_failure is None and error is None:
         try:  # an exception of an in-process implementation is an error, as in the examples
-            swept = sweep(ctx)  # every finite edge case, whatever the random examples drew
-            if ctx.first_failure is None:
-                aimed = aim_missing(ctx, min_hits, seed_value)
-        except SweepError as err:
-            swept, error = err.examples, str(err)
+            aimed = aim_missing(ctx, min_hits, seed_value)
         except Exception as err:
             error = f"{type(err).__name__}: {err}"
     if ctx.first_failure is not None and (_flaky(error) or (ctx.failure is None and not error)):

@@ -23,8 +23,8 @@ from types import FrameType
 from typing import Any
 
 try:
+    from session_toolset_model.enumerate import nodes
     from session_toolset_model.profiles import DEFAULT_PROFILE, PROFILES
-    from session_toolset_proofs.explore import nodes
     from session_toolset_proofs.report import jobs
 
     from session_toolset_harness.independent import replay

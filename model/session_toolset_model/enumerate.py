@@ -1,38 +1,45 @@
-"""Concrete exploration: reachable states, traces and candidate operations over small domains.
+"""The bounded enumerator: reachable states, shortest traces and the small argument alphabet of
+every operation, shared by the proofs' witnesses, reachability traces and counterexamples and by
+the conformance corpus's model vectors.
 
-Witnesses, counterexamples and reachability traces only need ONE concrete instance each, and the
-concrete interpretation (the oracle) finds them in microseconds where a symbolic model search
-over unbounded batches runs into the rlimit.  So instances are *found* here and *confirmed* in Z3
-by pinning (see `pin`, `search`).
+Scope: tools ``mcp.srv-a:t0 .. t2`` (and ``builtin:read``), sessions ``s-1``, ``s-2``, digest
+labels ``d0``, ``d1`` (and ``junk``, matching no record), sets ``A``, ``B``, ``C``, four record
+kinds over two MCP servers chosen so every source-trust outcome and the coherent imposter exist
+(`KINDS`), and generations at the seams 1 and 2^64-1.
 
-The domain: tools ``mcp.srv-a:t0 .. t2``; sessions ``s-1``, ``s-2``; digest labels ``d0``, ``d1``
-(and ``junk``, matching no record); sets ``A``, ``B``, ``C``; four record kinds over two MCP
-servers, chosen so every source-trust outcome and the coherent imposter exist (`KINDS`).
+Pre-states (`nodes`) are every state of a *phased product* of setup actions, each run from the
+initial state by the definition (so every pre-state is reachable by construction and satisfies
+the inductive invariant): a catalog phase, a set-building phase, an activation phase and a drift
+phase (digest change, imposter, untrusted, mismatch, removal, unrelated insertion, generation
+pushed to 2^64-1).  A plain breadth-first search over the same alphabet would need depth 6-7 for
+drift-after-activation scenarios and explodes combinatorially; the phases are exactly the orders
+the SPEC.md scenarios need (build, activate, then drift).  Nodes are ordered shortest trace
+first, and a candidate *final* operation ranges over the op's small alphabet (`final_args`), so
+the first (node, candidate) producing an outcome (`shortest`) is a shortest sequence to it, and
+the first whose run covers a condition outcome (`covering`, MC/DC as `conditions` records it)
+is one to that.
 
-Pre-states are every state reached by a *phased product* of setup actions, each executed from the
-initial state by the default-profile definition (so every pre-state is reachable by
-construction and satisfies the inductive invariant): a catalog phase, a set-building phase, an
-activation phase and a drift phase (digest change, imposter, untrusted, mismatch, removal,
-unrelated insertion, generation pushed to 2^64-1).  A plain breadth-first search over the same
-alphabet would need depth 6-7 for drift-after-activation scenarios and explodes combinatorially;
-the phases are exactly the orders the SPEC.md scenarios need (build, activate, then drift), and
-a candidate *final* operation ranges over the op's full small alphabet (`final_args`).
+`trace_requests` renders a trace as PROTOCOL.md requests: the proofs' counterexample vectors
+and the corpus's model vectors are traces of this enumerator in that form.
 """
 
 from __future__ import annotations
 
+import copy
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from session_toolset_model.algebra import MAX_GENERATION
-from session_toolset_model.concrete import CMap, Grant
-from session_toolset_model.ops import OPS
-from session_toolset_model.oracle import concrete_algebra
-from session_toolset_model.profiles import DEFAULT, Variant
-from session_toolset_model.state import Result, State, initial
-from session_toolset_model.values import Provenance, Source
+from .algebra import MAX_GENERATION
+from .concrete import Grant
+from .conditions import ConditionTable, RecordingAlgebra, outcome_key
+from .ops import OPS
+from .oracle import concrete_algebra
+from .profiles import DEFAULT, Variant
+from .state import Result, State, initial
+from .values import Provenance, Source
+from .world.digest import schema_digest
 
 T0, T1, T2 = "mcp.srv-a:t0", "mcp.srv-a:t1", "mcp.srv-a:t2"
 BUILTIN = "builtin:read"
@@ -251,6 +258,69 @@ def outcome(v: Variant, opname: str, node: Node, i: int) -> Result:
     return res
 
 
+def shortest(
+    opname: str, outcomes: Iterable[str], v: Variant = DEFAULT
+) -> dict[str, tuple[Node, Action]]:
+    """Each of ``outcomes`` of ``opname`` that the enumeration reaches under ``v``: the first
+    (pre-state, final action) producing it, nodes in shortest-trace order.  Stops once every
+    outcome asked for is found (an outcome never reached costs a scan of every node)."""
+    wanted = set(outcomes)
+    found: dict[str, tuple[Node, Action]] = {}
+    for node in nodes(v):
+        if wanted <= set(found):
+            break
+        for i, act in enumerate(candidates(opname, node)):
+            code = outcome(v, opname, node, i).code
+            if code in wanted and code not in found:
+                found[code] = (node, act)
+    return found
+
+
+def covering(
+    table: ConditionTable, unreachable: Iterable[str], v: Variant = DEFAULT, depth: int = 4
+) -> dict[str, tuple[Node, Action]]:
+    """The condition outcomes ``table`` has not covered, each with the first (pre-state, final
+    action) of the enumeration whose run covers it: nodes in shortest-trace order up to traces
+    of ``depth`` actions, then the op table's order, then each op's alphabet; the runs that
+    cover something are recorded into ``table``. Stops once nothing but ``unreachable`` is
+    missing. An op is not run at a node once no missing outcome is of a decision its earlier
+    runs took (the decisions an op takes are the same at every state: both branches of every
+    choice are evaluated), which spares the batch ops' large alphabets."""
+    missing = set(table.missing(unreachable))
+    found: dict[str, tuple[Node, Action]] = {}
+    sites: dict[str, set[str]] = {}
+    for node in nodes(v):
+        if len(node.trace) > depth:
+            break
+        for opname in OPS:
+            open_sites = {key.split(" | ", 1)[0] for key in missing}
+            if not missing:
+                return found
+            if opname in sites and not sites[opname] & open_sites:
+                continue
+            if not candidates(opname, node):
+                continue
+            batch = ConditionTable()
+            for act in candidates(opname, node):
+                OPS[opname].run(RecordingAlgebra(batch), v, node.state, act.kwargs)
+            sites.setdefault(opname, set()).update(d.site for d in batch.decisions.values())
+            trial = copy.deepcopy(table)
+            trial.merge(batch)
+            if _covered(trial) <= _covered(table):
+                continue
+            alg = RecordingAlgebra(table)  # again one by one: which run covered what first
+            for act in candidates(opname, node):
+                before = _covered(table)
+                OPS[opname].run(alg, v, node.state, act.kwargs)
+                found.update({key: (node, act) for key in _covered(table) - before})
+            missing = set(table.missing(unreachable))
+    return found
+
+
+def _covered(table: ConditionTable) -> set[str]:
+    return {outcome_key(d, i, o) for d, i, o, c in table.outcomes() if c}
+
+
 Mark = tuple[dict[tuple[Variant, str, int], int], set[tuple[str, int]]]
 Computed = tuple[
     dict[tuple[Variant, str, int], list[Result | None]], dict[tuple[str, int], list[Action]]
@@ -291,18 +361,6 @@ def _key(st: State) -> Any:
     return (st.catalog, st.gen, st.calls, st.sets)
 
 
-def second_state(opname: str, st: State, args: dict[str, Any]) -> tuple[State, list[str]]:
-    """The other side of a self-composition: the same catalog, generation and counters, and only
-    the sets the operation reads (its target, the rebuilt or retained set; dropping sets
-    preserves the invariant).
-    Returns the state and the names of the sets kept."""
-    fresh = opname in ("set_new", "set_default_core", "set_progressive_core")
-    keep = [args[a] for a in ("name", "retained") if a in args and not fresh]
-    keep = [n for n in keep if n is not None and st.sets[n] is not None]
-    sets = CMap.of(None, {n: st.sets[n] for n in keep})
-    return State(st.catalog, st.gen, st.calls, sets), keep
-
-
 def _grants(st: State) -> list[Grant]:
     gens = [st.gen] + ([st.gen - 1] if st.gen > 0 else [])
     return [
@@ -332,6 +390,121 @@ def _seqs(tools: tuple[str, ...]) -> list[tuple[str, ...]]:
         *itertools.permutations(tools, 2),
         *((t, t) for t in tools),
     ]
+
+
+SCHEMAS: dict[str, Any] = {"d0": {"type": "object", "x-v": 0}, "d1": {"type": "object", "x-v": 1}}
+JUNK_DIGEST = "00"
+"""The forged digest string of the label ``junk``: not a SHA-256 hex, so it matches no record."""
+
+DIGEST_HEX: dict[str, str] = {label: schema_digest(s) for label, s in SCHEMAS.items()}
+
+
+def digest_hex(label: Any) -> str:
+    return DIGEST_HEX.get(label, JUNK_DIGEST)
+
+
+class _Namer:
+    def __init__(self) -> None:
+        self.n = 0
+
+    def __call__(self) -> str:
+        self.n += 1
+        return f"g{self.n}"
+
+
+def _forge(g: Grant, name: str) -> dict[str, Any]:
+    return {
+        "op": "forge_grant",
+        "name": name,
+        "session": g.session,
+        "tool": g.tool,
+        "generation": g.gen,
+        "digest": digest_hex(g.digest),
+    }
+
+
+def _record(op: str, a: dict[str, Any]) -> dict[str, Any]:
+    req: dict[str, Any] = {"op": op}
+    if op == "catalog_upsert":
+        req["replaced"] = a["replaced"] if a["has_replaced"] else None
+    req.update(
+        {
+            "id": a["tool"],
+            "source": source_of(a["tool"], a["prov"], a["trust"]).to_json(),
+            "provenance": a["prov"].to_json(),
+            "schema": SCHEMAS[a["digest"]],
+        }
+    )
+    return req
+
+
+def requests(act: Action, name: _Namer) -> list[dict[str, Any]]:
+    """The PROTOCOL.md requests performing one model action (grant setup first)."""
+    op, a = act.op, act.kwargs
+    if op in ("catalog_insert", "catalog_upsert"):
+        return [_record(op, a)]
+    if op == "catalog_remove":
+        return [{"op": op, "id": a["tool"]}]
+    if op == "catalog_rebase_past":
+        return [{"op": op, "prior": a["prior"]}]
+    if op == "set_new":
+        return [{"op": op, "name": a["name"], "session": a["session"], "core": list(a["core_ids"])}]
+    if op in ("set_default_core", "set_progressive_core"):
+        return [{"op": op, "name": a["name"], "session": a["session"]}]
+    if op == "is_stale":
+        return [{"op": op, "set": a["name"]}]
+    if op == "activate":
+        g = name()
+        return [_forge(a["grant"], g), {"op": op, "set": a["name"], "grant": g}]
+    if op == "activate_many":
+        names = [name() for _ in a["grants"]]
+        forged = [_forge(g, n) for g, n in zip(a["grants"], names, strict=True)]
+        return [*forged, {"op": op, "set": a["name"], "grants": names}]
+    if op in ("revoke", "authorize", "activate_user"):
+        return [{"op": op, "set": a["name"], "tool": a["tool"]}]
+    if op == "rebuild":
+        return [
+            {
+                "op": op,
+                "set": a["name"],
+                "into": a["into"],
+                "progressive": a["progressive"],
+                "carry_forward": a["carry_forward"],
+            }
+        ]
+    if op == "issue_grant":
+        return [{"op": op, "name": name(), "session": a["session"], "tool": a["tool"]}]
+    if op == "activate_model":
+        authority = "model_confirmed" if a["confirmed"] else "unauthorized"
+        return [{"op": op, "set": a["name"], "authority": authority, "tools": list(a["tools"])}]
+    if op == "route":
+        return [
+            {
+                "op": op,
+                "set": a["retained"] if a["has_retained"] else None,
+                "into": a["into"],
+                "fallback_session": a["fallback_session"],
+            }
+        ]
+    raise KeyError(op)
+
+
+def observations() -> list[dict[str, Any]]:
+    """What the vector looks at after the final action: every set name, the catalog, and the
+    factory counter of every tool of the domain."""
+    return [
+        *({"op": "snapshot", "set": n} for n in SET_NAMES),
+        {"op": "catalog_state"},
+        *({"op": "factory_calls", "tool": t} for t in TOOLS),
+    ]
+
+
+def trace_requests(actions: Iterable[Action], observe: bool = False) -> list[dict[str, Any]]:
+    """The PROTOCOL.md requests performing ``actions`` from a reset adapter (grants named
+    ``g1``, ``g2``, ... in order), then with ``observe`` every `observations` request."""
+    name = _Namer()
+    out = [r for act in actions for r in requests(act, name)]
+    return out + (observations() if observe else [])
 
 
 def final_args(opname: str, st: State) -> Iterator[dict[str, Any]]:

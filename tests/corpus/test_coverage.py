@@ -1,8 +1,10 @@
-"""Spec-level condition coverage: the recorder, the listed unreachable outcomes and their Z3
-proofs."""
+"""The corpus's coverage gates: every (operation, outcome) pair and condition outcome it reached
+before the derived vectors replaced the golden ones and the edge sweep is still reached; the
+condition recorder, the listed unreachable outcomes and their Z3 proofs."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,8 @@ from session_toolset_model.conditions import ConditionTable, RecordingAlgebra, f
 from session_toolset_model.world import World
 from session_toolset_proofs.conditions import Instance, _RecordingZ3, _verdict, prove_unreachable
 
-from session_toolset_harness.explore import condition_gate
+from session_toolset_harness.corpus import coverage as condition_gate
+from session_toolset_harness.corpus.build import DEFAULT_OUT
 from session_toolset_harness.independent import corpus_dir, replay
 
 pytestmark = pytest.mark.spec("2", "3", "4", "5")
@@ -35,6 +38,37 @@ def _corpus_table(directory: Path | None = None) -> ConditionTable:
     if not _CORPUS:
         _CORPUS.append(_replayed())
     return _CORPUS[0]
+
+
+COVERED_PAIRS = Path(__file__).with_name("covered_pairs.jsonl")
+"""Every (operation, outcome) pair the packaged corpus reached when the gates moved onto it."""
+
+
+def _written() -> condition_gate.Coverage:
+    if not _WRITTEN:
+        _WRITTEN.append(condition_gate.measure(DEFAULT_OUT))
+    return _WRITTEN[0]
+
+
+_WRITTEN: list[condition_gate.Coverage] = []
+
+
+def test_the_written_corpus_passes_both_gates() -> None:
+    cov = _written()
+    assert condition_gate.problems(cov) == []
+
+
+def test_the_written_corpus_keeps_every_pair_it_reached() -> None:
+    listed = {tuple(json.loads(line)) for line in COVERED_PAIRS.read_text().splitlines()}
+    assert condition_gate.model_pairs() <= listed  # the list is not weaker than the model
+    assert listed - _written().pairs == set()
+
+
+def test_the_gates_fail_on_a_corpus_missing_vectors() -> None:
+    """Both gates can fail: the recorded walkthroughs alone miss pairs and outcomes."""
+    found = condition_gate.problems(condition_gate.measure(corpus_dir() / "original"))
+    assert any(p.startswith("(operation, outcome) never reached: ") for p in found)
+    assert any(p.startswith("condition outcome never reached: ") for p in found)
 
 
 def test_the_whole_independent_corpus_reaches_every_reachable_outcome() -> None:

@@ -1,18 +1,10 @@
-"""The edge sweep: every case of the generators' finite edge families, sent once per run.
+"""The finite edge families: every case of the generators' finite edge-case lists, as fixed
+corpus vectors (``vectors/edge-families/``, written by the corpus builder).
 
-The random examples draw each edge case (a spelling of a raw line, a lone surrogate next to
-what would pair it, a wire name whose denial message must be cut inside a multi-byte character)
-from lists, and Hypothesis's draws cluster: over one ``ci`` round some cases are drawn dozens of
-times and others never.  Which ones are never drawn changes with every edit of a generation
-module, so a bug that only one case shows was found by one walk and lost by the next (the
-whole-population mutation runs of two walks differed exactly there).  So a profile with a
-coverage minimum (``ci``, ``nightly``) ends its random examples with this sweep: the cases of
-those families in a fixed order, in short examples of their own (a ``reset``, a prelude where a
-family needs state, the cases, the end-of-example observation), each compared exactly like a
-random step and answered by the same expected world.  A divergence is reported and reduced like
-any other (`reduce` replays request sequences; it does not need Hypothesis).
-
-The families (`families`) are the generators' own lists where they are finite, enumerated:
+Random draws cluster: which cases of a finite list one walk never draws changes with every edit
+of a generation module, so a bug that only one case shows would be found by one walk and lost by
+the next.  Fixed vectors send each case every run.  The families are the generators' own lists
+where they are finite, enumerated:
 
 * ``raw lines``: every fixed spelling of `strategies.raw_lines` (number spellings, repeated
   keys, escapes, framing, bytes that are not UTF-8, the nesting bound);
@@ -25,9 +17,6 @@ The families (`families`) are the generators' own lists where they are finite, e
   each resolved by its own name (the reply echoes it bounded);
 * ``record fields``: a record with each fault of its optional ``summary`` and ``tags`` and every
   other field valid (no reply shows a summary or tags: only a faulty one shows they are read).
-
-The sweep is deterministic and draws nothing, so it leaves the random walk as it was (this
-module's literals are not in `spec_constants`' pool: they steer no draw).
 """
 
 from __future__ import annotations
@@ -36,15 +25,14 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
 from ..conform.jsonio import RawLine, encode_line
-from . import pools
-from . import strategies as gen
-from .context import DivergenceError, RunContext
-from .machine import ExploreMachine
-from .protocol_rules import FAULTS, Request
+from ..explore import pools
+from ..explore import strategies as gen
+from ..explore.protocol_rules import FAULTS, Request
 
 Reply = dict[str, Any]
-CHUNK: Final = 40
-"""Cases per sweep example: few enough that a divergence's example stays short to reduce."""
+CHUNK: Final = 100
+"""Cases per vector: a conformance run reports the first difference of a vector, so a vector
+of a family holds few enough cases that a second bug in it is not hidden for long."""
 
 
 def _raw_lines() -> list[Request]:
@@ -57,7 +45,7 @@ def _raw_lines() -> list[Request]:
 
 def _refused_strings(case: int) -> list[str]:
     """String texts with a lone surrogate escape next to what would pair it."""
-    spell = gen._spell  # the generators' own spelling, so the sweep says what they say
+    spell = gen._spell  # the generators' own spelling, so the vectors say what they say
     highs = [spell(h, case) for h in gen._EDGE_HIGHS]
     lows = [spell(lo, case) for lo in gen._EDGE_LOWS]
     not_lows = [
@@ -135,10 +123,10 @@ def _long_runtime_names() -> list[Request]:
         out.append(
             {
                 "op": "catalog_insert",
-                "source": {"kind": "builtin", "name": f"sweep{index}"},
+                "source": {"kind": "builtin", "name": f"edge{index}"},
                 "provenance": {"kind": "builtin_runtime"},
                 "schema": pools.SCHEMAS[0],
-                "id": f"wild:sweep{index}",
+                "id": f"wild:edge{index}",
                 "runtime_name": name,
             }
         )
@@ -149,7 +137,7 @@ def _long_runtime_names() -> list[Request]:
 def _record_fields() -> list[Request]:
     base: Reply = {
         "op": "catalog_insert",
-        "source": {"kind": "builtin", "name": "sweep"},
+        "source": {"kind": "builtin", "name": "edge"},
         "provenance": {"kind": "builtin_runtime"},
         "schema": pools.SCHEMAS[0],
         "id": "wild:fields",
@@ -188,52 +176,12 @@ def families() -> dict[str, list[Request]]:
 
 
 STATEFUL: Final = frozenset({"long runtime names"})
-"""Families whose cases build on each other: sent in one example, not cut into chunks."""
+"""Families whose cases build on each other: one vector, not cut into chunks."""
 
 
-def _chunks() -> Iterator[tuple[str, int, Sequence[Request]]]:
-    """Each sweep example: its family, the index of its first case there, its cases."""
+def chunks() -> Iterator[tuple[str, int, Sequence[Request]]]:
+    """Each vector's cases: its family, the index of its first case there, its cases."""
     for name, cases in families().items():
         size = len(cases) if name in STATEFUL else CHUNK
         for start in range(0, len(cases), size):
             yield name, start, cases[start : start + size]
-
-
-def examples() -> Iterator[Sequence[Request]]:
-    """The sweep's examples: each family's cases, in chunks of `CHUNK` (a stateful family
-    whole)."""
-    for _name, _start, cases in _chunks():
-        yield cases
-
-
-class SweepError(Exception):
-    """An exception raised while a sweep example ran (an in-process implementation's bug, a
-    dead adapter): where it happened, and how many sweep examples had started by then."""
-
-    def __init__(self, examples: int, where: str, cause: Exception) -> None:
-        text = f"{type(cause).__name__}: {cause} (edge sweep example {examples}: {where})"
-        super().__init__(text)
-        self.examples = examples
-
-
-def sweep(ctx: RunContext) -> int:
-    """Send every case; the number of sweep examples run (stopping at a divergence).
-
-    Raises `SweepError` for any other exception, so the report still says how far it got and
-    which case raised (the exception alone names neither)."""
-    run = 0
-    for name, start, cases in _chunks():
-        run += 1
-        where = f"{name}, before its first case"
-        try:
-            machine = ExploreMachine(ctx)
-            for index, request in enumerate(cases):
-                where = f"{name} case {start + index + 1}"
-                machine.step(request)
-            where = f"{name}, the end-of-example observation"
-            machine.teardown()
-        except DivergenceError:
-            break
-        except Exception as err:
-            raise SweepError(run, where, err) from err
-    return run
