@@ -33,7 +33,7 @@ from ..argtypes import integer
 from ..conform import shard
 from ..conform.cli import positive_seconds
 from ..conform.client import AdapterStartError, start_checked
-from ..corpus.dsl import DECLARED_DIFFERENCE
+from ..declared_difference import DECLARED_DIFFERENCE
 from ..envelope import check_writable
 from ..interrupt import raising_on_signals
 from ..progress import Progress, on_terminal

@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..corpus.dsl import DECLARED_DIFFERENCE
+from ..declared_difference import DECLARED_DIFFERENCE
 from ..interrupt import Interrupted, raising_on_signals
 from ..trace.record import TraceWriter
 from . import condition_gate, coverage
