@@ -300,9 +300,6 @@ EXERCISES: dict[str, Exercise] = {
         "test",
         where="tests/explore/test_stateful.py::test_reference_implementation_agrees_with_the_model",
     ),
-    "python -m session_toolset_harness.corpus build": Exercise(
-        "test", where="tests/corpus/test_corpus.py::test_build_is_deterministic"
-    ),
     "python -m session_toolset_harness.explore.golden build": Exercise(
         "test", where="tests/explore/test_golden.py::test_golden_vectors_are_up_to_date"
     ),
@@ -397,6 +394,7 @@ EXERCISES: dict[str, Exercise] = {
     "python -m session_toolset_harness.corpus check": Exercise(
         "test", where="tests/corpus/test_corpus.py::test_module_command_runs"
     ),
+    "python -m session_toolset_harness.corpus expand expanded-vectors/": RUN,
     "session-toolset conform --validate": Exercise(
         "test", where="tests/corpus/test_corpus.py::test_runner_validates_the_corpus"
     ),

@@ -41,13 +41,33 @@ def is_compact(document: object) -> bool:
     return isinstance(document, dict) and "setup" in document
 
 
+def setup_problem(loaded: object) -> str | None:
+    """What is wrong with the shape of a parsed ``setups.json``, or None."""
+    if not isinstance(loaded, dict) or not all(
+        isinstance(entry, dict)
+        and set(entry) == {"description", "steps"}
+        and isinstance(entry["description"], str)
+        and isinstance(entry["steps"], list)
+        and entry["steps"]
+        for entry in loaded.values()
+    ):
+        return 'each setup must be {"description": TEXT, "steps": [STEP, ...]}'
+    return None
+
+
 @cache
 def setups() -> dict[str, tuple[Json, ...]]:
     """Every packaged setup: name -> its steps, text expanded."""
     text = (resources.files("session_toolset_harness") / "corpus" / "setups.json").read_text(
         encoding="utf-8"
     )
-    loaded: dict[str, Json] = json.loads(text)
+    try:
+        loaded = json.loads(text)
+    except ValueError as exc:
+        raise CompactError(f"setups.json: {exc}") from None
+    problem = setup_problem(loaded)
+    if problem is not None:
+        raise CompactError(f"setups.json: {problem}")
     return {
         name: tuple(
             expand_values(step, f"setup {name!r} steps[{index}]")

@@ -17,6 +17,7 @@ from typing import Any
 
 from session_toolset_harness.conform import compact
 from session_toolset_harness.conform.jsonio import JsonTextError, parse_strict
+from session_toolset_harness.conform.validate import step_problems
 
 #: The packaged corpus directory (the runner's default ``--vectors``).
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "vectors"
@@ -92,10 +93,7 @@ def check(out: Path = DEFAULT_OUT) -> list[str]:
     """What is wrong with the hand-written files under ``out`` and with ``setups.json``: not a
     compact vector, an id that is not the path, a step that does not expand, a layout that is not
     :func:`render`'s.  Empty when all is well."""
-    problems: list[str] = []
-    setups_text = SETUPS.read_text(encoding="utf-8")
-    if render_setups(json.loads(setups_text)) != setups_text:
-        problems.append(f"not in the canonical layout: {SETUPS.name}")
+    problems = _setup_problems()
     for path in hand_written(out):
         relative = path.relative_to(out)
         try:
@@ -121,6 +119,34 @@ def check(out: Path = DEFAULT_OUT) -> list[str]:
             problems.append(f"unknown keys: {relative}")
         elif render(document) != path.read_text(encoding="utf-8"):
             problems.append(f"not in the canonical layout: {relative}")
+    return problems
+
+
+def _setup_problems() -> list[str]:
+    """Problems of ``setups.json``: shape, layout, and each setup step as ``--validate`` sees a
+    step of a vector."""
+    try:
+        text = SETUPS.read_text(encoding="utf-8")
+        setups = parse_strict(text)
+    except (OSError, UnicodeDecodeError, JsonTextError) as exc:
+        return [f"unreadable: {SETUPS.name}: {exc}"]
+    shape = compact.setup_problem(setups)
+    if shape is not None:
+        return [f"{SETUPS.name}: {shape}"]
+    assert isinstance(setups, dict)
+    problems: list[str] = []
+    if render_setups(setups) != text:
+        problems.append(f"not in the canonical layout: {SETUPS.name}")
+    for name, entry in setups.items():
+        try:
+            steps = [
+                compact.expand_values(step, f"$.steps[{index}]")
+                for index, step in enumerate(entry["steps"])
+            ]
+        except compact.CompactError as exc:
+            problems.append(f"{SETUPS.name}: setup {name!r}: {exc}")
+            continue
+        problems.extend(f"{SETUPS.name}: setup {name!r}: {p}" for p in step_problems(steps))
     return problems
 
 
