@@ -93,6 +93,12 @@ def test_check_notices_each_kind_of_problem_and_build_fixes_the_layout(tmp_path:
     assert corpus_main(["build", "--out", str(out)]) == 0
     assert check(out) == []
     assert target.read_text(encoding="utf-8") == render(document)
+    typo = dict(document, steps=[{**document["steps"][0], "expekt": {"ok": True}}])
+    target.write_text(json.dumps(typo), encoding="utf-8")
+    assert corpus_main(["build", "--out", str(out)]) == 0  # lays it out, loses nothing
+    assert json.loads(target.read_text(encoding="utf-8")) == typo
+    assert check(out) == ["unknown keys: gate/coherent-imposter.json"]
+    target.write_text(render(document), encoding="utf-8")
     unknown = dict(document, setup=["standard-catalog", "no-such-setup"])
     (out / "gate" / "unknown-setup.json").write_text(render(unknown), encoding="utf-8")
     (out / "gate" / "expanded.json").write_text(render_expanded(compact.expand(document)))

@@ -43,18 +43,27 @@ def _line(value: object) -> str:
     return json.dumps(value, ensure_ascii=True)
 
 
+def _ordered(value: Mapping[str, Any], order: tuple[str, ...]) -> dict[str, Any]:
+    """``value`` with the keys of ``order`` first, in that order; any other key after them."""
+    first = {key: value[key] for key in order if key in value}
+    return {**first, **{key: item for key, item in value.items() if key not in first}}
+
+
 def _steps(steps: list[Any], indent: str) -> str:
-    lines = [indent + _line({k: s[k] for k in STEP_ORDER if k in s}) for s in steps]
+    lines = [
+        indent + _line(_ordered(step, STEP_ORDER) if isinstance(step, dict) else step)
+        for step in steps
+    ]
     return "[\n" + ",\n".join(lines) + "\n" + indent[:-2] + "]"
 
 
 def render(document: Mapping[str, Any]) -> str:
-    """The canonical text of a compact vector file: one top-level key and one step per line."""
+    """The canonical text of a compact vector file: one top-level key and one step per line
+    (keys it does not know are kept, after the known ones, for :func:`check` to report)."""
     parts = [
         f"  {_line(key)}: "
-        + (_steps(document[key], "    ") if key == "steps" else _line(document[key]))
-        for key in KEY_ORDER
-        if key in document
+        + (_steps(value, "    ") if key == "steps" and isinstance(value, list) else _line(value))
+        for key, value in _ordered(document, KEY_ORDER).items()
     ]
     return "{\n" + ",\n".join(parts) + "\n}\n"
 
@@ -152,7 +161,8 @@ def _setup_problems() -> list[str]:
 
 def write(out: Path = DEFAULT_OUT) -> list[Path]:
     """Rewrite the hand-written files under ``out`` (and ``setups.json``) in the canonical
-    layout; returns the files changed.  Files that do not parse are left for :func:`check`."""
+    layout, keeping every key; returns the files changed.  Files that do not parse, or are not
+    compact, are left for :func:`check` to report."""
     changed: list[Path] = []
     targets: list[tuple[Path, object]] = []
     for path in [SETUPS, *hand_written(out)]:
@@ -161,9 +171,14 @@ def write(out: Path = DEFAULT_OUT) -> list[Path]:
         except (OSError, UnicodeDecodeError, JsonTextError):
             continue
     for path, document in targets:
-        if not isinstance(document, dict) or (path != SETUPS and not compact.is_compact(document)):
+        if path == SETUPS and compact.setup_problem(document) is None:
+            assert isinstance(document, dict)
+            text = render_setups(document)
+        elif path != SETUPS and compact.is_compact(document):
+            assert isinstance(document, dict)
+            text = render(document)
+        else:
             continue
-        text = render_setups(document) if path == SETUPS else render(document)
         if path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
             changed.append(path)
