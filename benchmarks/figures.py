@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from session_toolset_harness.conform import compact
+
 ROOT = Path(__file__).resolve().parents[1]
 VECTORS = ROOT / "src" / "session_toolset_harness" / "vectors"
 MODEL_SAMPLE = ROOT / "tools" / "mutation" / "model_sample_seed0.json"
@@ -130,6 +132,7 @@ def corpus_lines() -> list[str]:
         data = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(data, dict) or "steps" not in data:
             continue
+        data = compact.expand(data)  # a compact vector's setups are steps too
         vectors += 1
         groups.add(path.relative_to(VECTORS).parts[0])
         for step in data["steps"]:

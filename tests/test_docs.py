@@ -390,6 +390,7 @@ EXERCISES: dict[str, Exercise] = {
     "python -m session_toolset_harness.corpus check": Exercise(
         "test", where="tests/corpus/test_corpus.py::test_module_command_runs"
     ),
+    "python -m session_toolset_harness.corpus expand expanded-vectors/": RUN,
     "session-toolset conform --validate": Exercise(
         "test", where="tests/corpus/test_corpus.py::test_runner_validates_the_corpus"
     ),

@@ -6,6 +6,6 @@ It is where the reference implementation (:mod:`session_toolset`) and the model
 * :mod:`.cli` — the ``session-toolset`` console script (check, prove, conform, explore, adapter)
 * :mod:`.check` — the main job: proofs + conformance, one summary, one exit code
 * :mod:`.conform` — the PROTOCOL.md runner, reports, schemas and coverage
-* :mod:`.corpus` — the builder of the packaged vector corpus (``vectors/``)
+* :mod:`.corpus` — the packaged vector corpus (``vectors/``): setups, layout, expansion
 * :mod:`.explore` — model-based random testing of any adapter against the model's oracle
 """

@@ -30,6 +30,10 @@ from typing import Any, Final
 
 U64_MAX: Final = 2**64 - 1
 I64_MIN: Final = -(2**63)
+#: The tag of a vector whose expectation depends on such a literal
+#: (``tests/corpus/test_declared_differences.py`` finds them), so a runner can set it apart with
+#: ``--exclude-tag declared-difference``.
+DECLARED_DIFFERENCE: Final = "declared-difference"
 _LARGEST_EXACT: Final = int(sys.float_info.max)
 _LARGEST_DECIMAL: Final = Decimal(_LARGEST_EXACT)
 I32_MAX: Final = 2**31 - 1

@@ -22,6 +22,7 @@ from typing import Any
 
 from session_toolset_model.world import OutOfScope, World
 
+from .conform import compact
 from .conform.matcher import first_difference
 
 GENERATED_GROUPS = frozenset({"model", "model-cex", "hazards", "edge-families"})
@@ -124,7 +125,7 @@ def replay(
     report = IndependentReport()
     for path in independent_files(directory or corpus_dir()):
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
+            doc = compact.expand(json.loads(path.read_text(encoding="utf-8")))
             steps = doc["steps"]
             if not isinstance(steps, list):
                 raise TypeError("steps is not a list")

@@ -22,6 +22,7 @@ from typing import Any, Final
 
 from session_toolset.json_value import JsonInputError, parse_json
 from session_toolset_harness.conform import skips
+from session_toolset_harness.conform.vectors import documents as vector_files
 from session_toolset_harness.corpus.build import DEFAULT_OUT
 from session_toolset_harness.corpus.codes import OPS
 
@@ -74,10 +75,7 @@ def needed_op(step: Mapping[str, object]) -> str | None:
 
 def vector_documents() -> Iterator[Obj]:
     """Every vector file the runner would run from the packaged corpus."""
-    for path in sorted(DEFAULT_OUT.rglob("*.json")):
-        document = json.loads(path.read_text(encoding="utf-8"))
-        if isinstance(document, dict) and "steps" in document:
-            yield document
+    yield from vector_files(DEFAULT_OUT)
 
 
 def ops_beyond_skeleton(document: Obj) -> list[str]:

@@ -1,10 +1,12 @@
-"""The generated vector corpus: files match the builder, every vector passes against the reference
-adapter, and every reachable error code and every PROTOCOL.md op is exercised."""
+"""The hand-written vector corpus: each file is a compact vector in the canonical layout that
+expands, every vector passes against the reference adapter, and every reachable error code and
+every PROTOCOL.md op is exercised."""
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -16,18 +18,27 @@ import pytest
 from session_toolset import errors
 from session_toolset.adapter import World, handle_line
 from session_toolset.adapter.ops import HANDLERS
+from session_toolset_harness.conform import compact
 from session_toolset_harness.conform.checks import op_of
 from session_toolset_harness.conform.cli import main as conform_main
+from session_toolset_harness.conform.vectors import documents as vector_documents
 from session_toolset_harness.conform.vectors import read_send
-from session_toolset_harness.corpus import codes, derived, spec
+from session_toolset_harness.corpus import build, codes
 from session_toolset_harness.corpus.__main__ import main as corpus_main
-from session_toolset_harness.corpus.build import DEFAULT_OUT, FOREIGN_DIRS, all_vectors, check
+from session_toolset_harness.corpus.build import (
+    DEFAULT_OUT,
+    FOREIGN_DIRS,
+    SETUPS,
+    check,
+    hand_written,
+    render,
+    render_expanded,
+)
 from session_toolset_harness.corpus.replay import Handle, run_all, run_vector
 
 pytestmark = pytest.mark.spec("all")
 
 Obj = dict[str, Any]
-REFERENCE_DIGESTS = DEFAULT_OUT.parent / "reference" / "digest.json"
 
 
 def reference_handle() -> Handle:
@@ -39,60 +50,140 @@ def reference_handle() -> Handle:
     return handle
 
 
-def corpus_files() -> list[Path]:
-    """The hand-written vectors' files (not the recorded, model-generated or derived ones)."""
-    return sorted(
-        p
-        for p in DEFAULT_OUT.rglob("*.json")
-        if p.relative_to(DEFAULT_OUT).parts[0] not in FOREIGN_DIRS | set(derived.GROUPS)
-    )
+def compact_documents() -> list[Obj]:
+    """The hand-written vectors as written (compact)."""
+    return [json.loads(p.read_text(encoding="utf-8")) for p in hand_written()]
 
 
 def documents() -> list[Obj]:
-    return [json.loads(p.read_text(encoding="utf-8")) for p in corpus_files()]
+    """The hand-written vectors, expanded."""
+    return [compact.expand(d) for d in compact_documents()]
 
 
 def all_documents() -> list[Obj]:
-    """The generated corpus plus the recorded walkthroughs (everything the runner runs)."""
-    found: list[Obj] = []
-    for path in sorted(DEFAULT_OUT.rglob("*.json")):
-        document = json.loads(path.read_text(encoding="utf-8"))
-        if isinstance(document, dict) and "steps" in document:
-            found.append(document)
-    return found
+    """Everything the runner runs from the packaged corpus, expanded."""
+    return vector_documents(DEFAULT_OUT)
 
 
-# --- (a) the files are what the builder writes ---------------------------------------------------
+# --- (a) the files are compact vectors in the canonical layout ------------------------------------
 
 
-def test_files_match_the_builder() -> None:
+def test_files_are_canonical_compact_vectors() -> None:
     assert check() == []
     assert corpus_main(["check"]) == 0
 
 
-def test_check_command_notices_a_hand_edit(tmp_path: Path) -> None:
+def _copy(tmp_path: Path) -> Path:
     out = tmp_path / "vectors"
-    assert corpus_main(["build", "--out", str(out)]) == 0
-    assert corpus_main(["check", "--out", str(out)]) == 0
+    for path in hand_written():
+        target = out / path.relative_to(DEFAULT_OUT)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+    return out
+
+
+def test_check_notices_each_kind_of_problem_and_build_fixes_the_layout(tmp_path: Path) -> None:
+    out = _copy(tmp_path)
+    assert check(out) == []
     target = out / "gate" / "coherent-imposter.json"
-    target.write_text(target.read_text(encoding="utf-8").replace('"ok": false', '"ok": true', 1))
-    (out / "gate" / "stray.json").write_text("{}\n", encoding="utf-8")
-    problems = check(out)
-    assert any("gate/coherent-imposter.json" in p for p in problems)
-    assert any("gate/stray.json" in p for p in problems)
+    document = json.loads(target.read_text(encoding="utf-8"))
+    target.write_text(json.dumps(document), encoding="utf-8")  # one line: not the layout
+    assert check(out) == ["not in the canonical layout: gate/coherent-imposter.json"]
     assert corpus_main(["check", "--out", str(out)]) == 1
     assert corpus_main(["build", "--out", str(out)]) == 0
     assert check(out) == []
+    assert target.read_text(encoding="utf-8") == render(document)
+    typo = dict(document, steps=[{**document["steps"][0], "expekt": {"ok": True}}])
+    target.write_text(json.dumps(typo), encoding="utf-8")
+    assert corpus_main(["build", "--out", str(out)]) == 0  # lays it out, loses nothing
+    assert json.loads(target.read_text(encoding="utf-8")) == typo
+    assert check(out) == ["unknown keys: gate/coherent-imposter.json"]
+    target.write_text(render(document), encoding="utf-8")
+    unknown = dict(document, setup=["standard-catalog", "no-such-setup"])
+    (out / "gate" / "unknown-setup.json").write_text(render(unknown), encoding="utf-8")
+    (out / "gate" / "expanded.json").write_text(render_expanded(compact.expand(document)))
+    (out / "gate" / "broken.json").write_text("{", encoding="utf-8")
+    problems = check(out)
+    assert problems[0].startswith("unreadable: gate/broken.json")
+    assert problems[1:] == [
+        "not a compact vector (no setup): gate/expanded.json",
+        "id 'gate/coherent-imposter' does not match the path: gate/unknown-setup.json",
+        "does not expand: gate/unknown-setup.json: $.setup[1]: unknown setup "
+        "'no-such-setup' (known: " + ", ".join(compact.setups()) + ")",
+    ]
 
 
-def test_build_is_deterministic(tmp_path: Path) -> None:
-    first, second = tmp_path / "a", tmp_path / "b"
-    corpus_main(["build", "--out", str(first)])
-    corpus_main(["build", "--out", str(second)])
-    for path in first.rglob("*.json"):
-        text = path.read_text(encoding="utf-8")
-        assert text.endswith("}\n")
-        assert text == (second / path.relative_to(first)).read_text(encoding="utf-8")
+def test_check_reads_every_setup_step_like_a_vector_step(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    setups = json.loads(SETUPS.read_text(encoding="utf-8"))
+    setups["set-h"]["steps"].append({"send": {"op": "tool_id_parse"}, "expect": {"ok": True}})
+    setups["populated"]["steps"].append({"send": {"op": "hello", "x": {"$repeat": "a"}}})
+    last = len(setups["populated"]["steps"]) - 1
+    copy = tmp_path / "setups.json"
+    copy.write_text(json.dumps(setups), encoding="utf-8")
+    monkeypatch.setattr(build, "SETUPS", copy)
+    assert check() == [
+        "not in the canonical layout: setups.json",
+        "setups.json: setup 'set-h': $.steps[1].send: 'raw' is a required property",
+        f"setups.json: setup 'populated': $.steps[{last}].send.x: write "
+        '{"$repeat": TEXT, "times": N} or {"$concat": [PART, ...]} '
+        "(a request holding such an object literally needs send_line)",
+    ]
+    copy.write_text('{"set-h": {"steps": []}}', encoding="utf-8")
+    assert check() == [
+        'setups.json: each setup must be {"description": TEXT, "steps": [STEP, ...]}'
+    ]
+
+
+def test_layout_is_one_step_per_line() -> None:
+    text = (DEFAULT_OUT / "gate" / "digest-drift.json").read_text(encoding="utf-8")
+    document = json.loads(text)
+    step_lines = [line for line in text.splitlines() if line.startswith("    {")]
+    assert len(step_lines) == len(document["steps"])
+    assert list(document) == ["protocol", "id", "description", "tags", "setup", "steps"]
+
+
+def test_every_setup_is_used_and_named_as_the_schema_allows() -> None:
+    used = {
+        name
+        for d in compact_documents()
+        for name in ([d["setup"]] if isinstance(d["setup"], str) else d["setup"])
+    }
+    assert used == set(compact.setups())
+    assert all(re.fullmatch(r"[a-z0-9][a-z0-9-]*", name) for name in used)
+
+
+def test_expand_writes_what_the_runner_runs(tmp_path: Path) -> None:
+    out = tmp_path / "expanded"
+    assert corpus_main(["expand", str(out)]) == 0
+    expanded = vector_documents(out)
+    assert expanded == all_documents()
+    for path in hand_written(out):
+        document = json.loads(path.read_text(encoding="utf-8"))
+        assert "setup" not in document
+        assert path.read_text(encoding="utf-8") == render_expanded(document)
+    for directory in FOREIGN_DIRS:  # derived vectors are already expanded: copied byte for byte
+        for path in (DEFAULT_OUT / directory).rglob("*.json"):
+            assert (out / path.relative_to(DEFAULT_OUT)).read_bytes() == path.read_bytes()
+    expanded_gate = [str(out / "gate"), str(out / "hostile")]  # the expanded form validates
+    assert conform_main(["--validate", "--quiet", "--vectors", *expanded_gate]) == 0
+
+
+def test_corpus_commands_refuse_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert corpus_main(["check", "--out", str(tmp_path / "nope")]) == 2
+    assert corpus_main(["expand", str(tmp_path / "o"), "--from", str(tmp_path / "nope")]) == 2
+    bad = tmp_path / "bad" / "g"
+    bad.mkdir(parents=True)
+    (bad / "v.json").write_text(
+        json.dumps({"protocol": 1, "id": "g/v", "description": "", "tags": [], "setup": "x"})
+    )
+    assert corpus_main(["expand", str(tmp_path / "o"), "--from", str(bad.parent)]) == 2
+    err = capsys.readouterr().err
+    assert "python -m session_toolset_harness.corpus expand: error: " in err
+    assert "unknown setup 'x'" in err
 
 
 def test_module_command_runs() -> None:
@@ -120,8 +211,8 @@ def _keys(value: object) -> set[str]:
 
 def test_vector_rules() -> None:
     docs = documents()
-    assert len(docs) == len(all_vectors())
-    for doc, path in zip(docs, corpus_files(), strict=True):
+    assert len(docs) == len(hand_written()) > 100
+    for doc, path in zip(docs, hand_written(), strict=True):
         assert _ID.match(doc["id"]), doc["id"]
         assert path.relative_to(DEFAULT_OUT).as_posix() == f"{doc['id']}.json"
         assert doc["id"].split("/")[0] not in FOREIGN_DIRS
@@ -147,7 +238,7 @@ def test_reference_passes_every_vector() -> None:
 
 
 def test_replay_detects_a_wrong_reply() -> None:
-    doc = all_vectors()[0].to_json()
+    doc = documents()[0]
 
     def liar() -> Callable[[bytes], Obj]:
         return lambda line: {"ok": True, "protocol": 1.0}
@@ -215,42 +306,3 @@ def test_runner_sees_full_coverage(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert status == 0, out
     assert "known reachable codes at zero: 0 of" in out
-
-
-# --- the builder's own SPEC.md renderings ---------------------------------------------------------
-
-
-def test_builder_digest_matches_the_recorded_original() -> None:
-    table = json.loads(REFERENCE_DIGESTS.read_text(encoding="utf-8"))
-
-    def parse_int(text: str) -> int | float:
-        return -0.0 if text == "-0" else int(text)  # SPEC.md 1.4: '-0' is the double -0.0
-
-    for row in table["rows"]:
-        value = json.loads(row["schema_json"], parse_int=parse_int)
-        assert spec.digest(value) == row["digest"], row["label"]
-
-
-@pytest.mark.parametrize(
-    ("value", "text"),
-    [
-        (1, "1"),
-        (1.0, "1.0"),
-        (-0.0, "-0.0"),
-        (1e16, "1e16"),
-        (1e15, "1000000000000000.0"),
-        (0.00001, "0.00001"),
-        (1e-7, "1e-7"),
-        (2**64, "1.8446744073709552e19"),
-        (2**64 - 1, "18446744073709551615"),
-        (-(2**63) - 1, "-9.223372036854776e18"),
-    ],
-)
-def test_builder_number_text(value: int | float, text: str) -> None:
-    assert spec.number_text(value) == text
-
-
-def test_builder_wire_bound() -> None:
-    assert spec.bound_wire("a" + "\u00e9" * 100) == "a" + "\u00e9" * 63
-    assert len(spec.bound_wire("\U0001f600" * 40).encode()) == 128
-    assert spec.bound_wire("ab" + "\U0001f600" * 40) == "ab" + "\U0001f600" * 31

@@ -11,18 +11,17 @@ from __future__ import annotations
 
 import contextlib
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from session_toolset_model.world.digest import schema_digest
 
 from session_toolset.json_value import parse_json
 from session_toolset_harness import declared_difference as declared
 from session_toolset_harness.conform.jsonio import encode_line
-from session_toolset_harness.conform.vectors import read_send
-from session_toolset_harness.corpus import spec
+from session_toolset_harness.conform.vectors import documents, read_send
 from session_toolset_harness.corpus.build import DEFAULT_OUT
-from session_toolset_harness.corpus.dsl import DECLARED_DIFFERENCE
+from session_toolset_harness.declared_difference import DECLARED_DIFFERENCE
 
 pytestmark = pytest.mark.spec("1.4")
 
@@ -42,7 +41,7 @@ def _label(row: dict[str, Any]) -> str:
 
 @pytest.mark.parametrize("row", REFERENCE["rows"] + REFERENCE["notes"], ids=_label)
 def test_the_model_gives_every_digest_the_original_recorded(row: dict[str, Any]) -> None:
-    assert spec.digest(_original(row["schema_json"])) == row["digest"]
+    assert schema_digest(_original(row["schema_json"])) == row["digest"]
 
 
 def test_the_notes_really_are_mishandled_literals() -> None:
@@ -50,7 +49,7 @@ def test_the_notes_really_are_mishandled_literals() -> None:
     rounding = [n for n in REFERENCE["notes"] if "correctly_rounded_number_texts" in n]
     assert len(rounding) >= 2
     for note in rounding:
-        assert spec.digest(parse_json(note["schema_json"])) != note["digest"], note["note"]
+        assert schema_digest(parse_json(note["schema_json"])) != note["digest"], note["note"]
 
 
 def test_the_model_overflows_where_the_original_refused_a_number() -> None:
@@ -82,12 +81,7 @@ def _literals(line: bytes) -> list[str]:
 
 
 def _documents() -> list[dict[str, Any]]:
-    found = []
-    for path in sorted(Path(DEFAULT_OUT).rglob("*.json")):
-        document = json.loads(path.read_text(encoding="utf-8"))
-        if isinstance(document, dict) and "steps" in document:
-            found.append(document)
-    return found
+    return documents(DEFAULT_OUT)
 
 
 def test_declared_difference_tags_exactly_the_vectors_with_a_mishandled_literal() -> None:

@@ -19,6 +19,7 @@ import pytest
 
 from session_toolset.adapter import World, handle_line
 from session_toolset_harness.conform.cli import main as conform_main
+from session_toolset_harness.conform.vectors import documents
 from session_toolset_harness.corpus.build import DEFAULT_OUT
 from session_toolset_harness.corpus.replay import Handle, run_all
 
@@ -28,16 +29,7 @@ MINIATURES = sorted(p.stem for p in HERE.glob("mini_*.py"))
 Obj = dict[str, Any]
 
 
-def _documents() -> list[Obj]:
-    found: list[Obj] = []
-    for path in sorted(DEFAULT_OUT.rglob("*.json")):
-        document = json.loads(path.read_text(encoding="utf-8"))
-        if isinstance(document, dict) and "steps" in document:
-            found.append(document)
-    return found
-
-
-DOCUMENTS = _documents()
+DOCUMENTS = documents(DEFAULT_OUT)
 
 
 def _handle() -> Handle:

@@ -43,9 +43,19 @@ class Row:
 
 
 def _vector_files(root: Path) -> Iterable[tuple[str, dict[str, Any]]]:
+    """Each vector under ``root`` with the requests it sends: a compact vector (one with
+    ``setup``) sends ``hello``, ``reset`` and its setups' steps (the corpus's ``setups.json``)
+    before its own."""
+    setups_file = root.parent / "corpus" / "setups.json"
+    setups = json.loads(setups_file.read_text(encoding="utf-8")) if setups_file.exists() else {}
     for path in sorted(root.rglob("*.json")):
         doc = json.loads(path.read_text(encoding="utf-8"))
         if isinstance(doc, dict) and "steps" in doc:
+            if "setup" in doc:
+                names = [doc["setup"]] if isinstance(doc["setup"], str) else doc["setup"]
+                first = [{"send": {"op": "hello"}}, {"send": {"op": "reset"}}]
+                first += [step for name in names for step in setups[name]["steps"]]
+                doc = {**doc, "steps": first + doc["steps"]}
             yield path.relative_to(root).parts[0], doc
 
 

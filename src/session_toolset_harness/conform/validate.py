@@ -8,14 +8,17 @@ on purpose and field-order vectors pair a failing field with a later wrong-typed
 checked: exactly one of the three keys, no newline, UTF-8 encodable text, pairs of hex digits) —
 and each ``expect.error`` must be a code SPEC.md names (a
 typo there would make a vector fail against every implementation). Vector ids must be unique.
+A compact file must name known setups and write well-formed ``$repeat`` / ``$concat`` text; its
+own steps are checked (with the file's step numbers), its coverage counts the setups' steps too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
-from session_toolset_harness.conform import codes, schemas
+from session_toolset_harness.conform import codes, compact, schemas
 from session_toolset_harness.conform.coverage import expected_hits
 from session_toolset_harness.conform.jsonio import RawLine
 from session_toolset_harness.conform.matcher import child_path
@@ -44,11 +47,9 @@ class FileValidation:
         return not self.problems
 
 
-def _step_problems(document: dict[str, object]) -> list[str]:
+def step_problems(steps: list[Any]) -> list[str]:
+    """Problems of each step's send keys, request and error code (``$.steps[i]`` paths)."""
     problems: list[str] = []
-    steps = document.get("steps")
-    if not isinstance(steps, list):
-        return problems
     for index, step in enumerate(steps):
         if not isinstance(step, dict):
             continue
@@ -85,11 +86,21 @@ def validate_file(candidate: Candidate) -> FileValidation:
     path = str(candidate.path)
     if isinstance(document, LoadProblem):
         return FileValidation(path, None, (document.message,), document.not_a_vector)
-    problems = [str(p) for p in schemas.validate_vector(document)]
+    found = schemas.validate_vector(document)
+    problems = [str(p) for p in found]
     if isinstance(document, dict):
-        problems.extend(_step_problems(document))
-        vector_id = document.get("id")
         steps = document.get("steps")
+        if compact.is_compact(document):
+            try:
+                problems.extend(step_problems(compact.own_steps(document)))
+                steps = compact.expand(document)["steps"]
+            except compact.CompactError as exc:
+                if str(exc).split(":", 1)[0] not in {p.path for p in found}:  # not said twice
+                    problems.append(str(exc))
+                steps = None
+        elif isinstance(steps, list):
+            problems.extend(step_problems(steps))
+        vector_id = document.get("id")
         pairs = (
             [
                 (_sent(s), s["expect"])

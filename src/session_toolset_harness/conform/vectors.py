@@ -8,7 +8,8 @@ errored (and the CLI then exits 2: a bad input file). Directories are scanned re
 ``*.json`` in sorted order; there a JSON file whose top level is not an object with ``"steps"``
 or ``"protocol"`` is *not a vector file* (the shared ``digest.json`` sits next to the recorded
 walkthroughs) and is reported as skipped with that reason rather than as an error. A file that
-is not even valid JSON is always an error.
+is not even valid JSON is always an error. A compact vector file (one with ``setup``) is expanded
+first (:mod:`.compact`).
 
 Loading never raises: every problem becomes a ``LoadProblem`` the runner reports per file.
 """
@@ -19,8 +20,9 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
+from session_toolset_harness.conform import compact
 from session_toolset_harness.conform.jsonio import JsonTextError, RawLine, parse_strict
 
 PROTOCOL_VERSION = 1
@@ -167,6 +169,11 @@ def shape(document: object, path: Path) -> Vector | LoadProblem:
     """Turn a parsed document into a Vector, or say what is wrong with its shape."""
     if not isinstance(document, dict):
         return LoadProblem(path, "a vector file must be a JSON object")
+    if compact.is_compact(document):
+        try:
+            document = compact.expand(document)
+        except compact.CompactError as exc:
+            return LoadProblem(path, str(exc))
     problem = _top_level_problem(document)
     if problem is not None:
         return LoadProblem(path, problem)
@@ -224,3 +231,23 @@ def load_all(candidates: Iterable[Candidate]) -> list[Vector | LoadProblem]:
                 seen[item.id] = item.path
         loaded.append(item)
     return loaded
+
+
+def documents(root: Path) -> list[dict[str, Any]]:
+    """Every vector file under ``root`` as a PROTOCOL.md document (compact files expanded), in
+    the runner's scan order; JSON files that are not vector files are left out.  Raises
+    ``ValueError`` naming the file for one that cannot be read or expanded."""
+    found: list[dict[str, Any]] = []
+    for candidate in discover([root]):
+        document = read_document(candidate)
+        if isinstance(document, LoadProblem):
+            if document.not_a_vector:
+                continue
+            raise ValueError(f"{document.path}: {document.message}")
+        if not isinstance(document, dict):
+            raise ValueError(f"{candidate.path}: a vector file must be a JSON object")
+        try:
+            found.append(compact.expand(document))
+        except compact.CompactError as exc:
+            raise ValueError(f"{candidate.path}: {exc}") from None
+    return found

@@ -1,21 +1,19 @@
-"""The conformance vector corpus, written as code from SPEC.md and PROTOCOL.md.
+"""The conformance vector corpus: hand-written vectors as data, with named setups.
 
-``python -m session_toolset_harness.corpus build [--out DIR]`` (re)writes the vector files under
-``session_toolset_harness/vectors/<group>/<name>.json``; ``check`` exits 1 when the files on disk
-differ from what the builder produces (a hand edit, or a builder change not rebuilt).  Expectations
-are hand-reasoned from the specification text; the few values that follow mechanically from a rule
-(derived ids, digests, bounded wire-name echoes) are computed by :mod:`.spec`, a small independent
-rendering of those rules that never imports the reference implementation.
+Each hand-written vector is one compact file ``session_toolset_harness/vectors/<group>/<name>.json``
+(:mod:`session_toolset_harness.conform.compact` expands it); ``setups.json`` beside this module
+holds the named setups.  ``python -m session_toolset_harness.corpus check`` checks their layout,
+``build`` rewrites it, ``expand OUT`` writes the corpus in PROTOCOL.md's expanded form.
 """
 
 from __future__ import annotations
 
 from session_toolset_harness.corpus.build import (
     DEFAULT_OUT,
-    all_vectors,
     check,
+    expand_all,
     render,
     write,
 )
 
-__all__ = ["DEFAULT_OUT", "all_vectors", "check", "render", "write"]
+__all__ = ["DEFAULT_OUT", "check", "expand_all", "render", "write"]

@@ -1,4 +1,4 @@
-"""``python -m session_toolset_harness.corpus {build,check,list} [--out DIR]``."""
+"""``python -m session_toolset_harness.corpus {check,build,expand,list}``."""
 
 from __future__ import annotations
 
@@ -6,48 +6,102 @@ import argparse
 import sys
 from pathlib import Path
 
+from session_toolset_harness.conform import compact
+from session_toolset_harness.conform.jsonio import JsonTextError
 from session_toolset_harness.corpus import coverage
-from session_toolset_harness.corpus.build import DEFAULT_OUT, all_vectors, check, write
+from session_toolset_harness.corpus.build import DEFAULT_OUT, check, expand_all, write
+
+PROG = "python -m session_toolset_harness.corpus"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m session_toolset_harness.corpus",
-        description="Build or check the generated conformance vectors; check also runs the "
-        "coverage gates ((operation, outcome) pairs and condition outcomes) on the written corpus.",
+        prog=PROG,
+        description="Check or lay out the hand-written vectors, or write the corpus in "
+        "PROTOCOL.md's expanded form.",
     )
-    parser.add_argument("command", choices=["build", "check", "list"])
-    parser.add_argument(
-        "--out",
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name, text in [
+        (
+            "check",
+            "exit 1 unless every hand-written vector expands and is laid out canonically, the "
+            "derived vectors are what the builder writes, and the corpus passes the coverage "
+            "gates ((operation, outcome) pairs and condition outcomes)",
+        ),
+        (
+            "build",
+            "rewrite the hand-written vectors and setups.json in the canonical layout and "
+            "regenerate the derived model and edge-family vectors",
+        ),
+        ("list", "print each vector id and its number of steps, setups included"),
+    ]:
+        command = commands.add_parser(name, help=text, description=text)
+        command.add_argument(
+            "--out",
+            type=Path,
+            default=DEFAULT_OUT,
+            help=f"corpus directory (default: the packaged one, {DEFAULT_OUT})",
+        )
+    expand = commands.add_parser(
+        "expand",
+        help="write every vector in PROTOCOL.md's expanded form under OUT",
+        description="Write every vector of the corpus under OUT, at the same relative path, in "
+        "PROTOCOL.md's expanded form (for runners that do not read compact vectors).",
+    )
+    expand.add_argument("out", type=Path, metavar="OUT")
+    expand.add_argument(
+        "--from",
+        dest="source",
         type=Path,
         default=DEFAULT_OUT,
-        help=f"corpus directory (default: the packaged one, {DEFAULT_OUT})",
+        help="corpus directory to expand (default: the packaged one)",
     )
     args = parser.parse_args(argv)
+    try:
+        return _run(args)
+    except (OSError, UnicodeDecodeError, JsonTextError, compact.CompactError) as exc:
+        print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.command == "expand":
+        if not args.source.is_dir():
+            raise OSError(f"no such directory: {args.source}")
+        written = expand_all(args.source, args.out)
+        print(f"wrote {len(written)} vectors under {args.out}")
+        return 0
+    if not args.out.is_dir():
+        raise OSError(f"no such directory: {args.out}")
     if args.command == "list":
-        for vector in all_vectors():
-            print(f"{vector.id}\t{len(vector.steps)} steps")
+        from session_toolset_harness.conform.vectors import documents
+
+        for document in documents(args.out):
+            print(f"{document['id']}\t{len(document['steps'])} steps")
         return 0
     if args.command == "build":
-        written = write(args.out)
-        print(f"wrote {len(written)} vectors under {args.out}")
+        changed = write(args.out)
+        print(f"wrote {len(changed)} file(s) anew under {args.out}")
         return 0
     problems = check(args.out)
     if not problems:  # the coverage gates, on the corpus as written
-        cov = coverage.measure(args.out)
-        problems = coverage.problems(cov)
-        print(coverage.summary(cov.table))
+        measured = coverage.measure(args.out)
+        problems = coverage.problems(measured)
+        print(coverage.summary(measured.table))
     for problem in problems:
         print(problem)
     if problems:
         print(
-            f"{len(problems)} problem(s); run `python -m session_toolset_harness.corpus build`, "
-            "and add a vector for what the corpus no longer reaches",
+            f"{len(problems)} problem(s); `{PROG} build` fixes the layout and the derived "
+            "vectors; add a vector for what the corpus no longer reaches",
             file=sys.stderr,
         )
         return 1
     pairs = len(coverage.model_pairs())
-    print(f"corpus under {args.out} matches the builder and reaches all {pairs} model pairs")
+    print(
+        f"the vectors under {args.out} expand, are laid out canonically and reach all "
+        f"{pairs} model pairs"
+    )
     return 0
 
 

@@ -1,115 +1,114 @@
-"""Rendering the corpus to files, deterministically, and checking files against the builder."""
+"""The packaged corpus: hand-written vectors are data files, laid out one step per line.
+
+A hand-written vector is a compact vector file (:mod:`..conform.compact`) under
+``vectors/<group>/<name>.json``; its named setups are in ``setups.json`` beside this module.  The
+builder owns their layout (:func:`render`: fixed top-level key order, ASCII, one step per line),
+checks it (:func:`check`) and writes any corpus in PROTOCOL.md's expanded form for other runners
+(:func:`expand_all`).  The only vectors it generates are the model's derived ones
+(:mod:`.derived`: shortest model traces and the edge families, in :data:`derived.GROUPS`); the
+other derived directories (:data:`FOREIGN_DIRS`) are written by their own commands.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+from session_toolset_harness.conform import compact
+from session_toolset_harness.conform.jsonio import JsonTextError, parse_strict
+from session_toolset_harness.conform.validate import step_problems
 from session_toolset_harness.corpus import derived
-from session_toolset_harness.corpus.dsl import Vector
-from session_toolset_harness.corpus.groups import (
-    activate,
-    batch,
-    catalog,
-    digest,
-    edges,
-    fields,
-    gate,
-    host,
-    identity,
-    invariants,
-    lifecycle,
-    lines,
-    protocol,
-    resolve,
-    sets,
-)
 
 #: The packaged corpus directory (the runner's default ``--vectors``).
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "vectors"
+#: The named setups of the compact vectors.
+SETUPS = Path(__file__).resolve().parent / "setups.json"
 
-#: Directories under the corpus that this builder does not own: ``original`` is recorded from
-#: the original implementation, ``model-cex`` holds the proofs' counterexamples, written by
-#: ``session-toolset prove --all-profiles --emit-vectors`` (checked by
-#: ``tests/proofs/test_vectors.py``), and ``hazards`` the hazards' traces, written by
-#: ``session-toolset prove --hazards --emit-hazard-vectors`` (checked by
-#: ``tests/proofs/test_hazards.py``).
+#: Directories under the corpus that are derived elsewhere, not hand-written: ``original`` is
+#: recorded from the original implementation, ``model-cex`` holds the proofs' counterexamples,
+#: written by ``session-toolset prove --all-profiles --emit-vectors`` (checked by
+#: ``tests/proofs/test_vectors.py``), and ``hazards`` the hazards' traces, written by ``session-toolset prove --hazards --emit-hazard-vectors``
+#: (checked by ``tests/proofs/test_hazards.py``).
 FOREIGN_DIRS = frozenset({"original", "model-cex", "hazards"})
+#: Directories that are not hand-written: the foreign ones and the builder's derived groups.
+NOT_HAND_WRITTEN = FOREIGN_DIRS | frozenset(derived.GROUPS)
 
-_MODULES = (
-    protocol,
-    lines,
-    fields,
-    identity,
-    digest,
-    edges,
-    catalog,
-    sets,
-    activate,
-    batch,
-    host,
-    lifecycle,
-    gate,
-    resolve,
-    invariants,
-)
+#: The top-level keys of a compact vector file, in their written order.
+KEY_ORDER = ("protocol", "id", "description", "tags", "setup", "steps")
+#: The keys of one step, in their written order.
+STEP_ORDER = ("send", "send_line", "send_hex", "expect")
 
 
-def all_vectors() -> list[Vector]:
-    """Every vector of the corpus, in a stable order; ids are unique."""
-    found: list[Vector] = []
-    for module in _MODULES:
-        found.extend(module.vectors())
-    ids = [v.id for v in found]
-    duplicates = sorted({i for i in ids if ids.count(i) > 1})
-    if duplicates:
-        raise ValueError(f"duplicate vector ids: {duplicates}")
-    for vector in found:
-        if vector.group in FOREIGN_DIRS or vector.group in derived.GROUPS:
-            raise ValueError(f"{vector.id}: group {vector.group!r} is reserved")
-    return found
+def _line(value: object) -> str:
+    return json.dumps(value, ensure_ascii=True)
 
 
-def render(vector: Vector) -> str:
-    """The exact file text of one vector: ASCII JSON, one-space indent, trailing newline."""
-    return json.dumps(vector.to_json(), indent=1, ensure_ascii=True) + "\n"
+def _ordered(value: Mapping[str, Any], order: tuple[str, ...]) -> dict[str, Any]:
+    """``value`` with the keys of ``order`` first, in that order; any other key after them."""
+    first = {key: value[key] for key in order if key in value}
+    return {**first, **{key: item for key, item in value.items() if key not in first}}
 
 
-def expected_files() -> dict[Path, str]:
-    """Relative path → file text for every generated vector."""
-    files = {Path(v.group) / f"{v.name}.json": render(v) for v in all_vectors()}
-    return {**files, **derived.files()}  # the model's and the edge families' vectors
+def _steps(steps: list[Any], indent: str) -> str:
+    lines = [
+        indent + _line(_ordered(step, STEP_ORDER) if isinstance(step, dict) else step)
+        for step in steps
+    ]
+    return "[\n" + ",\n".join(lines) + "\n" + indent[:-2] + "]"
 
 
-def _owned_files(out: Path) -> set[Path]:
-    """Generated-looking files currently on disk (relative), outside the foreign directories."""
+def render(document: Mapping[str, Any]) -> str:
+    """The canonical text of a compact vector file: one top-level key and one step per line
+    (keys it does not know are kept, after the known ones, for :func:`check` to report)."""
+    parts = [
+        f"  {_line(key)}: "
+        + (_steps(value, "    ") if key == "steps" and isinstance(value, list) else _line(value))
+        for key, value in _ordered(document, KEY_ORDER).items()
+    ]
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
+def render_setups(setups: Mapping[str, Any]) -> str:
+    """The canonical text of ``setups.json``: per setup its description, then one step a line."""
+    blocks = [
+        f'  {_line(name)}: {{\n    "description": {_line(entry["description"])},\n'
+        f'    "steps": {_steps(entry["steps"], "      ")}\n  }}'
+        for name, entry in setups.items()
+    ]
+    return "{\n" + ",\n".join(blocks) + "\n}\n"
+
+
+def render_expanded(document: Mapping[str, Any]) -> str:
+    """A vector in PROTOCOL.md's expanded form: ASCII JSON, one-space indent, final newline."""
+    return json.dumps(document, indent=1, ensure_ascii=True) + "\n"
+
+
+def hand_written(out: Path = DEFAULT_OUT) -> list[Path]:
+    """The hand-written vector files under ``out`` (outside the derived directories)."""
     if not out.is_dir():
-        return set()
+        return []
+    return [
+        p
+        for p in sorted(out.rglob("*.json"))
+        if p.relative_to(out).parts[0] not in NOT_HAND_WRITTEN and len(p.relative_to(out).parts) > 1
+    ]
+
+
+def _derived_on_disk(out: Path) -> set[Path]:
+    """Files currently under the derived groups of ``out`` (relative paths)."""
     return {
         p.relative_to(out)
-        for p in out.rglob("*.json")
-        if p.relative_to(out).parts[0] not in FOREIGN_DIRS and len(p.relative_to(out).parts) > 1
+        for group in derived.GROUPS
+        if (out / group).is_dir()
+        for p in (out / group).rglob("*.json")
     }
 
 
-def write(out: Path = DEFAULT_OUT) -> list[Path]:
-    """(Re)write every vector under ``out``; delete stale generated files. Returns written paths."""
-    files = expected_files()
-    for stale in sorted(_owned_files(out) - set(files)):
-        (out / stale).unlink()
-    written: list[Path] = []
-    for relative, text in sorted(files.items()):
-        target = out / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if not target.exists() or target.read_text(encoding="utf-8") != text:
-            target.write_text(text, encoding="utf-8")
-        written.append(target)
-    return written
-
-
-def check(out: Path = DEFAULT_OUT) -> list[str]:
-    """Differences between ``out`` and the builder's output; empty when they agree."""
-    files = expected_files()
+def _derived_problems(out: Path) -> list[str]:
+    """Differences between the derived groups under ``out`` and what :mod:`.derived` writes."""
+    files = derived.files()
     problems: list[str] = []
     for relative, text in sorted(files.items()):
         target = out / relative
@@ -117,6 +116,137 @@ def check(out: Path = DEFAULT_OUT) -> list[str]:
             problems.append(f"missing: {relative}")
         elif target.read_text(encoding="utf-8") != text:
             problems.append(f"differs from the builder: {relative}")
-    for extra in sorted(_owned_files(out) - set(files)):
-        problems.append(f"not produced by the builder: {extra}")
+    problems.extend(
+        f"not produced by the builder: {p}" for p in sorted(_derived_on_disk(out) - set(files))
+    )
     return problems
+
+
+def _write_derived(out: Path) -> list[Path]:
+    """(Re)write the derived groups under ``out``, deleting stale files; returns files changed."""
+    files = derived.files()
+    changed: list[Path] = []
+    for stale in sorted(_derived_on_disk(out) - set(files)):
+        (out / stale).unlink()
+        changed.append(out / stale)
+    for relative, text in sorted(files.items()):
+        target = out / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.exists() or target.read_text(encoding="utf-8") != text:
+            target.write_text(text, encoding="utf-8")
+            changed.append(target)
+    return changed
+
+
+def _read(path: Path) -> object:
+    return parse_strict(path.read_text(encoding="utf-8"))
+
+
+def check(out: Path = DEFAULT_OUT) -> list[str]:
+    """What is wrong with the hand-written files under ``out`` and with ``setups.json`` (not a
+    compact vector, an id that is not the path, a step that does not expand, a layout that is not
+    :func:`render`'s) and with the derived groups (not what :mod:`.derived` writes).  Empty when
+    all is well."""
+    problems = _setup_problems() + _derived_problems(out)
+    for path in hand_written(out):
+        relative = path.relative_to(out)
+        try:
+            document = _read(path)
+        except (OSError, UnicodeDecodeError, JsonTextError) as exc:
+            problems.append(f"unreadable: {relative}: {exc}")
+            continue
+        if not compact.is_compact(document):
+            problems.append(f"not a compact vector (no setup): {relative}")
+            continue
+        assert isinstance(document, dict)
+        if f"{document.get('id')}.json" != relative.as_posix():
+            problems.append(f"id {document.get('id')!r} does not match the path: {relative}")
+        try:
+            compact.expand(document)
+        except compact.CompactError as exc:
+            problems.append(f"does not expand: {relative}: {exc}")
+            continue
+        steps = document["steps"]
+        if set(document) - set(KEY_ORDER) or any(
+            not isinstance(s, dict) or set(s) - set(STEP_ORDER) for s in steps
+        ):
+            problems.append(f"unknown keys: {relative}")
+        elif render(document) != path.read_text(encoding="utf-8"):
+            problems.append(f"not in the canonical layout: {relative}")
+    return problems
+
+
+def _setup_problems() -> list[str]:
+    """Problems of ``setups.json``: shape, layout, and each setup step as ``--validate`` sees a
+    step of a vector."""
+    try:
+        text = SETUPS.read_text(encoding="utf-8")
+        setups = parse_strict(text)
+    except (OSError, UnicodeDecodeError, JsonTextError) as exc:
+        return [f"unreadable: {SETUPS.name}: {exc}"]
+    shape = compact.setup_problem(setups)
+    if shape is not None:
+        return [f"{SETUPS.name}: {shape}"]
+    assert isinstance(setups, dict)
+    problems: list[str] = []
+    if render_setups(setups) != text:
+        problems.append(f"not in the canonical layout: {SETUPS.name}")
+    for name, entry in setups.items():
+        try:
+            steps = [
+                compact.expand_values(step, f"$.steps[{index}]")
+                for index, step in enumerate(entry["steps"])
+            ]
+        except compact.CompactError as exc:
+            problems.append(f"{SETUPS.name}: setup {name!r}: {exc}")
+            continue
+        problems.extend(f"{SETUPS.name}: setup {name!r}: {p}" for p in step_problems(steps))
+    return problems
+
+
+def write(out: Path = DEFAULT_OUT) -> list[Path]:
+    """Rewrite the hand-written files under ``out`` (and ``setups.json``) in the canonical
+    layout, keeping every key, and regenerate the derived groups; returns the files changed.
+    Hand-written files that do not parse, or are not compact, are left for :func:`check`."""
+    changed: list[Path] = _write_derived(out)
+    targets: list[tuple[Path, object]] = []
+    for path in [SETUPS, *hand_written(out)]:
+        try:
+            targets.append((path, _read(path)))
+        except (OSError, UnicodeDecodeError, JsonTextError):
+            continue
+    for path, document in targets:
+        if path == SETUPS and compact.setup_problem(document) is None:
+            assert isinstance(document, dict)
+            text = render_setups(document)
+        elif path != SETUPS and compact.is_compact(document):
+            assert isinstance(document, dict)
+            text = render(document)
+        else:
+            continue
+        if path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+            changed.append(path)
+    return changed
+
+
+def expand_all(source: Path, out: Path) -> list[Path]:
+    """Write every vector file under ``source`` to the same place under ``out`` in PROTOCOL.md's
+    expanded form (files already expanded are copied).  Raises :class:`compact.CompactError`
+    (naming the file) for a compact vector that does not expand."""
+    written: list[Path] = []
+    for path in sorted(source.rglob("*.json")):
+        target = out / path.relative_to(source)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        document = _read(path)
+        if compact.is_compact(document):
+            assert isinstance(document, dict)
+            try:
+                text = render_expanded(compact.expand(document))
+            except compact.CompactError as exc:
+                raise compact.CompactError(f"{path}: {exc}") from None
+            target.write_text(text, encoding="utf-8")
+        else:
+            target.write_bytes(path.read_bytes())
+        written.append(target)
+    return written

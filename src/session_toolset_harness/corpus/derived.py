@@ -30,9 +30,8 @@ from session_toolset_model.ops import OPS
 from session_toolset_model.world import World
 
 from ..conform.jsonio import RawLine, encode_line
-from ..declared_difference import mishandled
+from ..declared_difference import DECLARED_DIFFERENCE, mishandled
 from .coverage import LISTED, model_pairs
-from .dsl import DECLARED_DIFFERENCE
 from .edge_families import chunks
 
 Reply = dict[str, Any]

@@ -10,11 +10,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from session_toolset_harness.conform.jsonio import encode_line
 from session_toolset_harness.conform.matcher import first_difference
 from session_toolset_harness.conform.vectors import read_send
-from session_toolset_harness.corpus.dsl import Json, Obj
+
+Json = Any
+Obj = dict[str, Any]
 
 Handle = Callable[[bytes], Obj]
 

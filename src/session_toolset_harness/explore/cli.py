@@ -34,7 +34,7 @@ from ..conform import shard
 from ..conform.cli import positive_seconds
 from ..conform.client import AdapterStartError, start_checked
 from ..corpus import coverage as condition_gate
-from ..corpus.dsl import DECLARED_DIFFERENCE
+from ..declared_difference import DECLARED_DIFFERENCE
 from ..envelope import check_writable
 from ..interrupt import raising_on_signals
 from ..progress import Progress, on_terminal

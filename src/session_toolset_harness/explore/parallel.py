@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..corpus import coverage as condition_gate
-from ..corpus.dsl import DECLARED_DIFFERENCE
+from ..declared_difference import DECLARED_DIFFERENCE
 from ..interrupt import Interrupted, raising_on_signals
 from ..trace.record import TraceWriter
 from . import coverage

@@ -1,4 +1,5 @@
-"""Mutation suite "corpus": every PROTOCOL.md vector under the harness's ``vectors/``, replayed
+"""Mutation suite "corpus": every PROTOCOL.md vector under the harness's ``vectors/`` (compact files
+expanded as the runner expands them), replayed
 in-process against the (mutated) reference adapter, one pytest item per vector so mutmut runs only
 the vectors that reach the mutated function.  A mutant is killed when any vector fails.
 
@@ -24,7 +25,6 @@ project's own ``pytest`` run (it lives outside ``tests/``).
 from __future__ import annotations
 
 import io
-import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,21 +38,10 @@ from session_toolset_harness.conform import checks, schemas
 from session_toolset_harness.conform.jsonio import JsonTextError, encode_line, parse_strict, render
 from session_toolset_harness.conform.matcher import first_difference
 from session_toolset_harness.conform.runner import SYNC_PROBE
-from session_toolset_harness.conform.vectors import read_send
+from session_toolset_harness.conform.vectors import documents, read_send
 
 VECTORS = Path(session_toolset_harness.__file__).resolve().parent / "vectors"
-
-
-def _documents() -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
-    for path in sorted(VECTORS.rglob("*.json")):
-        document = json.loads(path.read_text(encoding="utf-8"))
-        if isinstance(document, dict) and "steps" in document:
-            found.append(document)
-    return found
-
-
-DOCUMENTS = _documents()
+DOCUMENTS = documents(VECTORS)
 #: The vector that also goes through ``main()``.
 MAIN_VECTOR = "protocol/malformed-requests"
 

@@ -1,1 +1,0 @@
-"""One module per vector group; each exposes ``vectors() -> list[Vector]``."""
