@@ -301,7 +301,8 @@ EXERCISES: dict[str, Exercise] = {
         where="tests/explore/test_stateful.py::test_reference_implementation_agrees_with_the_model",
     ),
     "python -m session_toolset_harness.corpus build": Exercise(
-        "test", where="tests/corpus/test_corpus.py::test_build_is_deterministic"
+        "test",
+        where="tests/corpus/test_corpus.py::test_check_notices_each_kind_of_problem_and_build_fixes_the_layout",
     ),
     "session-toolset prove --all-profiles --quiet --emit-vectors "
     "src/session_toolset_harness/vectors/model-cex": Exercise(

@@ -23,7 +23,7 @@ from session_toolset_harness.conform.checks import op_of
 from session_toolset_harness.conform.cli import main as conform_main
 from session_toolset_harness.conform.vectors import documents as vector_documents
 from session_toolset_harness.conform.vectors import read_send
-from session_toolset_harness.corpus import build, codes
+from session_toolset_harness.corpus import build, codes, derived
 from session_toolset_harness.corpus.__main__ import main as corpus_main
 from session_toolset_harness.corpus.build import (
     DEFAULT_OUT,
@@ -74,8 +74,10 @@ def test_files_are_canonical_compact_vectors() -> None:
 
 
 def _copy(tmp_path: Path) -> Path:
+    """A copy of the hand-written vectors and the builder's derived groups."""
     out = tmp_path / "vectors"
-    for path in hand_written():
+    owned = [p for group in derived.GROUPS for p in (DEFAULT_OUT / group).rglob("*.json")]
+    for path in [*hand_written(), *owned]:
         target = out / path.relative_to(DEFAULT_OUT)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, target)

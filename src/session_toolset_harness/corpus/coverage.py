@@ -34,6 +34,8 @@ from session_toolset_model.profiles import DEFAULT
 from session_toolset_model.reachability import UNREACHABLE
 from session_toolset_model.world import OutOfScope, World
 
+from ..conform import compact
+
 _GATE = "gate.authorize: "
 _COVERS = "gate.grant_covers: covers = alg.and_("
 _NEW_CORE = (
@@ -140,6 +142,8 @@ def measure_file(path: Path, cov: Coverage | None = None) -> Coverage:
     """What one vector file reaches (added to ``cov`` when given)."""
     cov = Coverage() if cov is None else cov
     doc = json.loads(path.read_text(encoding="utf-8"))
+    if compact.is_compact(doc):  # a hand-written vector: its setups' steps come first
+        doc = compact.expand(doc)
     world = World(alg=RecordingAlgebra(cov.table))
     for step in doc["steps"]:
         try:
