@@ -81,7 +81,7 @@ class RunContext:
     steered: int = 0
     """Number literals replaced by that steering over the run."""
     examples_done: int = 0
-    """Examples finished so far (random, edge-sweep and aimed ones alike)."""
+    """Examples finished so far."""
     watch: Callable[[RunContext], None] | None = None
     """Called after every example (progress, and the partial result of an interrupted run)."""
     first_failure: Divergence | None = None

@@ -32,10 +32,9 @@ from ..declared_difference import steer_line, steer_value
 from . import pools
 from . import strategies as gen
 from .context import RunContext
+from .macros import GenerationEdgeRules
 from .observe import Observer
 from .protocol_rules import Request, WholeProtocolRules, expect_and_encode
-from .rule_choice import OneDrawRuleStrategy
-from .steering import GenerationEdgeRules
 
 Reply = dict[str, Any]
 MAX = pools.MAX_GENERATION
@@ -78,7 +77,7 @@ flavors = st.sampled_from([0, 0, 1, 2])
 
 class ExploreMachine(WholeProtocolRules, GenerationEdgeRules):
     """One example: reset both sides, then a sequence of rules (these and, inherited, the
-    whole-protocol rules of `protocol_rules` and the decision-steering macros of `steering`)."""
+    whole-protocol rules of `protocol_rules`)."""
 
     tools = Bundle("tools")
     sessions = Bundle("sessions")
@@ -87,7 +86,6 @@ class ExploreMachine(WholeProtocolRules, GenerationEdgeRules):
 
     def __init__(self, ctx: RunContext) -> None:
         super().__init__()
-        self._rules_strategy = OneDrawRuleStrategy(self)  # one choice per step's rule
         self.ctx = ctx
         ctx.failure = None  # the last example run (Hypothesis's final replay) decides
         self.world = World(alg=RecordingAlgebra(ctx.conditions))  # the model package's world

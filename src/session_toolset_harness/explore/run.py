@@ -1,20 +1,14 @@
-"""Running the machine: settings profiles, seeding, and the result of one exploration.
+"""Running the machine: budgets, seeding, and the result of one exploration.
 
-Profiles (``--profile`` on the CLI, ``SESSION_TOOLSET_PROFILE`` under pytest):
+Budgets (``--budget`` on the CLI, ``SESSION_TOOLSET_PROFILE`` under pytest) are examples x
+steps: ``dev`` a quick look while editing, ``ci`` every CI run, ``nightly`` the long run.
 
-* ``dev`` — a quick look while editing;
-* ``ci`` — the default pytest run: bounded so the explore tests stay well under a minute on two
-  cores, and every required (operation, outcome) pair must be hit at least once;
-* ``nightly`` — long; every required pair at least 5 times.
-
-Every run is derandomized by an explicit seed (under the default ``prng`` engine each example's
-PRNG is seeded from it and the example's index, `prng_engine`; under ``hypothesis`` it is
-``hypothesis.seed``, and Hypothesis's example database is never written), and the constants
-Hypothesis mixes into its draws (either engine draws through its provider) are a fixed list
-(`spec_constants`) instead of the literals of whatever local modules the process has loaded: so the
-same seed walks the same way under ``session-toolset explore``, under pytest, from an editable or a
-regular install, and in any working directory (where the command writes nothing: `storage`; a bare
-`explore` call leaves Hypothesis's caches where Hypothesis puts them).
+The examples are drawn by Hypothesis's public stateful runner (``run_state_machine_as_test``
+under ``settings`` and ``seed``): Hypothesis generates the rule sequences, replays a failing
+example from an in-memory database (never written anywhere) and shrinks its rules; `reduce`
+then cuts the requests further.  The walk reports the (operation, outcome) pairs and the
+model's condition outcomes it saw; it does not steer towards the ones it missed (the corpus's
+fixed vectors cover those).
 """
 
 from __future__ import annotations
@@ -26,15 +20,13 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from hypothesis import HealthCheck, Phase, seed, settings
+from hypothesis import HealthCheck, Phase, Verbosity, seed, settings
 from hypothesis.database import ExampleDatabase, InMemoryExampleDatabase
 from hypothesis.errors import Flaky, FlakyFailure, FlakyReplay, FlakyStrategyDefinition
-from hypothesis.reporting import with_reporter
 from hypothesis.stateful import run_state_machine_as_test
 from session_toolset_model.conditions import ConditionTable
 
-from . import condition_gate, coverage, pools, prng_engine
-from .aim_missing import aim_missing
+from . import pools
 from .context import (
     DigestPreflightError,
     Divergence,
@@ -42,11 +34,8 @@ from .context import (
     RunContext,
     learn_digests,
 )
-from .edge_sweep import SweepError, sweep
 from .machine import ExploreMachine
-from .prng_engine import DEFAULT_ENGINE, ENGINES
 from .reduce import reduce, replay_exchange
-from .spec_constants import fixed_constants
 from .sut import InProcessSut, RecordingSut, Sut
 
 PIPELINE_WINDOW = 64
@@ -65,15 +54,12 @@ replayed: with a divergence seen, the implementation answered differently the se
 class Profile:
     examples: int
     steps: int
-    min_hits: int
-    rounds: int
-    """Most seeds (``seed``, ``seed + 1``, ...) to run while a coverage minimum is unmet."""
 
 
 PROFILES: dict[str, Profile] = {
-    "dev": Profile(examples=50, steps=30, min_hits=0, rounds=1),
-    "ci": Profile(examples=300, steps=50, min_hits=1, rounds=3),
-    "nightly": Profile(examples=10_000, steps=60, min_hits=5, rounds=5),
+    "dev": Profile(examples=50, steps=30),
+    "ci": Profile(examples=300, steps=50),
+    "nightly": Profile(examples=10_000, steps=60),
 }
 
 
@@ -98,12 +84,10 @@ class ExploreResult:
     """The failure is in the digest preflight (before any exploration)."""
     conditions: ConditionTable = field(default_factory=ConditionTable)
     """Condition coverage (MC/DC) of the model's decisions over the run."""
-    aimed: int = 0
-    """Aimed examples run after the random ones (`aim_missing`)."""
-    swept: int = 0
-    """Edge-sweep examples run after the random ones (`edge_sweep`)."""
     steered: int = 0
     """Number literals steered off SPEC.md 1.4's declared difference (`RunContext.steered`)."""
+    examples: int = 0
+    """Examples run (not planned: an interrupted run counts the ones it finished)."""
 
     @property
     def steps_per_second(self) -> float:
@@ -111,15 +95,8 @@ class ExploreResult:
 
 
 def hypothesis_settings(
-    examples: int,
-    steps: int,
-    *,
-    shrink: bool = True,
-    phases: Sequence[Phase] | None = None,
-    database: ExampleDatabase | None = None,
+    examples: int, steps: int, phases: Sequence[Phase], database: ExampleDatabase | None
 ) -> settings:
-    if phases is None:
-        phases = [Phase.generate, Phase.target, *([Phase.shrink] if shrink else [])]
     return settings(
         max_examples=examples,
         stateful_step_count=steps,
@@ -129,6 +106,7 @@ def hypothesis_settings(
         suppress_health_check=list(HealthCheck),
         report_multiple_bugs=False,
         print_blob=False,
+        verbosity=Verbosity.quiet,
     )
 
 
@@ -142,8 +120,6 @@ def explore(
     pipeline: bool = True,
     window: int | None = None,
     on_divergence: Callable[[], None] | None = None,
-    min_hits: int = 0,
-    engine: str = DEFAULT_ENGINE,
     steer_declared: bool = False,
     watch: Callable[[RunContext], None] | None = None,
 ) -> ExploreResult:
@@ -155,20 +131,12 @@ def explore(
     ``watch``: called with the run's context once before the first example and after every
     example (progress; the caller keeps the context to report a run interrupted midway).
 
-    ``engine``: ``prng`` (`prng_engine`, the default: the machine's rules and strategies over a
-    seeded PRNG; a divergence is shrunk by `reduce` alone) or ``hypothesis`` (Hypothesis's
-    engine draws the examples and shrinks a divergence's rules first).
-
-    ``min_hits``: a coverage minimum (the profile's); with one, the edge sweep follows the
-    random examples (`edge_sweep`), then, when the minimum is still unmet, aimed examples
-    (`aim_missing`).
-
     ``window``: requests written before their replies are read (default: `default_window`).
     With a window, a divergence surfaces only where the window is read, which shrinks badly;
     so the run that finds it does not shrink, and a second run replays the failing example
-    (kept in an in-memory example database, never written anywhere) with a window of one step
-    and shrinks it.  ``on_divergence``: called once when the first divergence is found, before
-    shrinking (``--jobs``: the other workers are stopped then).
+    (kept in an in-memory example database) with a window of one step and shrinks it.
+    ``on_divergence``: called once when the first divergence is found, before shrinking
+    (``--jobs``: the other workers are stopped then).
     """
     start, cpu_start = time.perf_counter(), time.process_time()
     try:
@@ -187,50 +155,27 @@ def explore(
     if watch is not None:
         watch(ctx)
 
-    def factory() -> ExploreMachine:
-        return ExploreMachine(ctx)
-
     def run(phases: Sequence[Phase], database: ExampleDatabase | None) -> str | None:
-        options = hypothesis_settings(examples, steps, phases=phases, database=database)
-        with with_reporter(lambda _message: None), fixed_constants():
-            try:
-                run_state_machine_as_test(  # type: ignore[no-untyped-call]
-                    seed(seed_value)(factory), settings=options
-                )
-            except DivergenceError:
-                pass
-            except Exception as err:
-                return f"{type(err).__name__}: {err}"
+        options = hypothesis_settings(examples, steps, phases, database)
+        try:
+            run_state_machine_as_test(  # type: ignore[no-untyped-call]
+                seed(seed_value)(lambda: ExploreMachine(ctx)), settings=options
+            )
+        except DivergenceError:
+            pass
+        except Exception as err:
+            return f"{type(err).__name__}: {err}"
         return None
 
     two_runs = shrink and window > 1
-    if engine == "prng":
-        error = _run_prng(ctx, factory, examples, steps, seed_value, replay=two_runs)
-    elif engine == "hypothesis":
-        database = InMemoryExampleDatabase() if two_runs else None
-        generate = [
-            Phase.generate,
-            Phase.target,
-            *([Phase.shrink] if shrink and not two_runs else []),
-        ]
-        error = run(generate, database)
-        if two_runs and ctx.failure is not None and error is None:
-            ctx.window = 1
-            error = run([Phase.reuse, Phase.shrink], database)
-            if ctx.failure is None and error is None:  # the replay of its example passed
-                error = f"{Flaky.__name__}: the replay of the failing example passed"
-    else:
-        raise ValueError(f"engine {engine!r}: expected one of {', '.join(ENGINES)}")
-    aimed = swept = 0
-    if min_hits and ctx.first_failure is None and error is None:
-        try:  # an exception of an in-process implementation is an error, as in the examples
-            swept = sweep(ctx)  # every finite edge case, whatever the random examples drew
-            if ctx.first_failure is None:
-                aimed = aim_missing(ctx, min_hits, seed_value)
-        except SweepError as err:
-            swept, error = err.examples, str(err)
-        except Exception as err:
-            error = f"{type(err).__name__}: {err}"
+    database = InMemoryExampleDatabase() if two_runs else None
+    shrinking = [Phase.shrink] if shrink and not two_runs else []
+    error = run([Phase.generate, Phase.target, *shrinking], database)
+    if two_runs and ctx.failure is not None and error is None:
+        ctx.window = 1
+        error = run([Phase.reuse, Phase.shrink], database)
+        if ctx.failure is None and error is None:  # the replay of its example passed
+            error = f"{Flaky.__name__}: the replay of the failing example passed"
     if ctx.first_failure is not None and (_flaky(error) or (ctx.failure is None and not error)):
         # It did not happen again when Hypothesis replayed the example (its Flaky error, or a
         # replay that passed): report the first divergence, as it happened.
@@ -249,45 +194,9 @@ def explore(
         digests,
         error,
         conditions=ctx.conditions,
-        aimed=aimed,
-        swept=swept,
         steered=ctx.steered,
+        examples=ctx.examples_done,
     )
-
-
-def _run_prng(
-    ctx: RunContext,
-    factory: Callable[[], ExploreMachine],
-    examples: int,
-    steps: int,
-    seed_value: int,
-    *,
-    replay: bool,
-) -> str | None:
-    """The examples under `prng_engine`; with ``replay``, the failing example once more with a
-    window of one step (so the divergence surfaces at its own step), as the Hypothesis engine
-    replays it from its in-memory database."""
-
-    def failing(only: int | None = None) -> int | None:
-        return prng_engine.run_examples(
-            factory,
-            examples=examples,
-            steps=steps,
-            seed_value=seed_value,
-            stop_on=DivergenceError,
-            only=only,
-        )
-
-    with fixed_constants():
-        try:
-            failed = failing()
-            if replay and failed is not None:
-                ctx.window = 1
-                if failing(only=failed) is None:
-                    return f"{Flaky.__name__}: the replay of the failing example passed"
-        except Exception as err:
-            return f"{type(err).__name__}: {err}"
-    return None
 
 
 def _flaky(error: str | None) -> bool:
@@ -322,65 +231,9 @@ def default_window(sut: Sut) -> int:
     return 1 if isinstance(inner, InProcessSut) else PIPELINE_WINDOW
 
 
-def explore_rounds(
-    sut: Sut,
-    *,
-    examples: int,
-    steps: int,
-    seed_value: int = 0,
-    rounds: int = 1,
-    min_hits: int = 0,
-    shrink: bool = True,
-    engine: str = DEFAULT_ENGINE,
-) -> ExploreResult:
-    """Run seeds ``seed_value``, ``seed_value + 1``, ... until the coverage minimum is met, a
-    divergence or error appears, or ``rounds`` seeds ran; coverage and steps accumulate.
-
-    A seed's random examples can leave a rare outcome unhit (Hypothesis's draws cluster) where
-    the aimed examples have no recipe; extra rounds keep the coverage gate from hanging on that
-    while every round stays reproducible from its printed seed.
-    """
-    total: ExploreResult | None = None
-    for offset in range(max(rounds, 1)):
-        result = explore(
-            sut,
-            examples=examples,
-            steps=steps,
-            seed_value=seed_value + offset,
-            shrink=shrink,
-            min_hits=min_hits,
-            engine=engine,
-        )
-        if total is None:
-            total = result
-        else:
-            total.coverage.update(result.coverage)
-            total.conditions.merge(result.conditions)
-            total.steps += result.steps
-            total.aimed += result.aimed
-            total.swept += result.swept
-            total.steered += result.steered
-            total.seconds += result.seconds
-            total.cpu_seconds += result.cpu_seconds
-            total.failure, total.error, total.preflight = (
-                result.failure,
-                result.error,
-                result.preflight,
-            )
-            total.seed = result.seed
-        if total.failure is not None or total.error is not None:
-            break
-        if not coverage.missing(total.coverage, min_hits) and not (
-            min_hits and condition_gate.missing(total.conditions)
-        ):
-            break
-    assert total is not None
-    return total
-
-
 def partial_result(ctx: RunContext, seed_value: int, seconds: float) -> ExploreResult:
-    """What a run interrupted midway had found: its coverage, steps and any divergence (not
-    shrunk)."""
+    """What a run interrupted midway had found: its coverage, steps, the examples it finished
+    and any divergence (not shrunk)."""
     return ExploreResult(
         ctx.coverage,
         ctx.first_failure,
@@ -390,4 +243,6 @@ def partial_result(ctx: RunContext, seed_value: int, seconds: float) -> ExploreR
         seed_value,
         ctx.digests,
         conditions=ctx.conditions,
+        steered=ctx.steered,
+        examples=ctx.examples_done,
     )

@@ -5,7 +5,8 @@ Hypothesis writes a ``.hypothesis/`` directory (its Unicode tables) into the cur
 by default; a command-line tool run from a user's project must not leave files there.  The
 explore command points it at the user's cache directory instead, unless the user chose one
 (``HYPOTHESIS_STORAGE_DIRECTORY``).  Explore never writes an example database either
-(`run.hypothesis_settings`), so the cache holds nothing a run depends on.
+(`run.hypothesis_settings`), so the cache holds nothing a run depends on.  Hypothesis reads
+``HYPOTHESIS_STORAGE_DIRECTORY`` (its documented setting) the first time it needs the directory.
 """
 
 from __future__ import annotations
@@ -13,8 +14,6 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-
-from hypothesis.configuration import set_hypothesis_home_dir
 
 ENV = "HYPOTHESIS_STORAGE_DIRECTORY"
 
@@ -46,5 +45,4 @@ def use_cache_directory() -> Path:
     chosen = os.environ.get(ENV)
     where = Path(chosen) if chosen else cache_directory()
     os.environ[ENV] = str(where)
-    set_hypothesis_home_dir(where)
     return where

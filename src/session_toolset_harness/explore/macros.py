@@ -25,7 +25,7 @@ They know SPEC.md's conditions, not any implementation's bugs.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
 import hypothesis.strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, rule
@@ -64,28 +64,6 @@ def _provenance_subject(tool: str) -> str:
         )
 
     return tool if flippable(tool) else next((t for t in NOT_PROGRESSIVE if flippable(t)), tool)
-
-
-PURE_WORLD: Final = World()
-"""Answers the ops whose reply depends on their fields alone (identity parsing, `hello`,
-`carry_forward_enabled`): the model deciding which class a candidate falls in.  Never the
-compared world, so it records no condition and changes no state that is observed."""
-CANDIDATES: Final = 6
-
-
-def by_outcome(
-    data: st.DataObject, candidates: st.SearchStrategy[Reply], accepted: bool, label: str
-) -> Reply:
-    """A request from ``candidates`` that the model accepts (or rejects, as ``accepted``
-    says): up to `CANDIDATES` draws, the last kept if none falls in the wanted class.  Rare
-    outcomes of a field-only op (a valid ToolId text among mostly hostile ones) then come as
-    often as common ones, without the generator knowing which texts are valid."""
-    request = data.draw(candidates, label=label)
-    for _ in range(CANDIDATES - 1):
-        if (PURE_WORLD.handle(request).get("ok") is True) == accepted:
-            break
-        request = data.draw(candidates, label=label)
-    return request
 
 
 class SteeringRules(RuleBasedStateMachine):
