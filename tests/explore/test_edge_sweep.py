@@ -16,7 +16,6 @@ from session_toolset.adapter import fields, server
 from session_toolset_harness.conform.jsonio import RawLine, encode_line
 from session_toolset_harness.explore import edge_sweep, pools
 from session_toolset_harness.explore.context import RunContext
-from session_toolset_harness.explore.run import explore
 from session_toolset_harness.explore.sut import InProcessSut
 
 pytestmark = pytest.mark.spec("1.4", "4")
@@ -73,40 +72,19 @@ def _strict_bound(text: str) -> str:  # the fault: the 512-byte cut decoded stri
     return text if len(raw) <= 512 else raw[:512].decode("utf-8")
 
 
+def _sweep() -> tuple[RunContext, int]:
+    ctx = RunContext(InProcessSut(), pools.reference_digests())
+    return ctx, edge_sweep.sweep(ctx)
+
+
 def test_the_sweep_finds_a_fault_only_one_cut_shows(monkeypatch: pytest.MonkeyPatch) -> None:
     """A denial message cut inside a multi-byte character: only some escaping wire names make
-    the cut land there.  One random example of one step cannot send them; the sweep does."""
+    the cut land there; the sweep sends them."""
     monkeypatch.setattr(errors, "_bounded", _strict_bound)
-    result = explore(InProcessSut(), examples=1, steps=1, seed_value=0, shrink=False, min_hits=1)
-    assert result.swept > 0
-    assert result.failure is not None or result.error is not None
-    if result.failure is not None:
-        assert result.failure.steps[-1].request["op"] == "resolve"
-
-
-def test_an_exception_in_the_sweep_is_an_error_not_a_crash(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    original = json_value.parse_json
-
-    def broken(text: str | bytes) -> json_value.JsonValue:
-        if isinstance(text, bytes) and b"\\udBfF" in text:
-            raise RuntimeError("planted")
-        return original(text)
-
-    monkeypatch.setattr(server, "parse_json", broken)
-    result = explore(InProcessSut(), examples=1, steps=1, seed_value=0, shrink=False, min_hits=1)
-    assert result.error is not None and "planted" in result.error
-    # where it happened: the first mixed-case case is a lexical one, after every raw line's
-    # example (54 lines: 2) and the lexical examples of lower-case hex (more than 10)
-    assert "lexical case" in result.error
-    assert result.swept > 2 + 10
-    assert result.swept < len(list(edge_sweep.examples()))
-
-
-def test_a_profile_without_a_coverage_minimum_does_not_sweep() -> None:
-    result = explore(InProcessSut(), examples=2, steps=3, seed_value=0, shrink=False)
-    assert result.swept == 0
+    ctx, swept = _sweep()
+    assert swept > 0
+    assert ctx.failure is not None
+    assert ctx.failure.steps[-1].request["op"] == "resolve"
 
 
 Parse = Callable[[str | bytes], json_value.JsonValue]
@@ -163,12 +141,12 @@ def test_each_family_finds_a_fault_only_its_cases_show(
     at the first divergence: the example that found it is the last one run (a sweep that went
     on would start a new example, which forgets the divergence of the last one)."""
     _fault(family, monkeypatch)
-    result = explore(InProcessSut(), examples=1, steps=1, seed_value=0, shrink=False, min_hits=1)
-    assert result.failure is not None and result.failure.flaky is None, result.error
-    assert result.failure.steps[-1].request in edge_sweep.families()[family]
+    ctx, swept = _sweep()
+    assert ctx.failure is not None and ctx.failure.flaky is None
+    assert ctx.failure.steps[-1].request in edge_sweep.families()[family]
     chunks = list(edge_sweep.examples())
-    assert 0 < result.swept < len(chunks) or family == "record fields"
-    assert result.failure.steps[-1].request in chunks[result.swept - 1]
+    assert 0 < swept < len(chunks) or family == "record fields"
+    assert ctx.failure.steps[-1].request in chunks[swept - 1]
 
 
 def test_with_a_window_the_last_replies_of_each_example_are_read(

@@ -41,7 +41,6 @@ from ..summary import GITHUB_STEP_SUMMARY, publish
 from . import coverage, report
 from .parallel import Plan, PlanResult, run_plan
 from .run import PROFILES
-from .storage import use_cache_directory
 from .sut import REQUEST_TIMEOUT_SECONDS, SutFailure
 from .vectorize import describe, failure_vector, write_vector
 
@@ -438,7 +437,6 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    use_cache_directory()  # Hypothesis's caches, not the working directory
     shown = Progress(
         "explore",
         sum(plan.stream_examples(g) for g in plan.streams()),

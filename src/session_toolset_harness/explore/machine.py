@@ -17,21 +17,16 @@ from __future__ import annotations
 
 from typing import Any
 
-import hypothesis.strategies as st
-from hypothesis.stateful import (
-    Bundle,
-    initialize,
-    multiple,
-    rule,
-)
 from session_toolset_model.conditions import RecordingAlgebra
 from session_toolset_model.world import World
 
 from ..conform.jsonio import RawLine
 from ..declared_difference import steer_line, steer_value
+from . import draw as st
 from . import pools
 from . import strategies as gen
 from .context import RunContext
+from .draw import Bundle, initialize, multiple, rule
 from .macros import GenerationEdgeRules
 from .observe import Observer
 from .protocol_rules import Request, WholeProtocolRules, expect_and_encode

@@ -27,11 +27,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import hypothesis.strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, rule
 from session_toolset_model.world import World
 
+from . import draw as st
 from . import pools
+from .draw import RuleBasedStateMachine, rule
 
 Reply = dict[str, Any]
 CHANGES = (

@@ -12,16 +12,16 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-import hypothesis.strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, rule
 from session_toolset_model.world import World
 from session_toolset_model.world.alias import aliases
 from session_toolset_model.world.fields import Fields, derived_id
 from session_toolset_model.world.json_text import INT_MAX, INT_MIN
 
 from ..conform.jsonio import RawLine, encode_value_line
+from . import draw as st
 from . import pools
 from . import strategies as gen
+from .draw import RuleBasedStateMachine, rule
 
 Reply = dict[str, Any]
 Request = Reply | RawLine

@@ -3,10 +3,9 @@
 Budgets (``--budget`` on the CLI, ``SESSION_TOOLSET_PROFILE`` under pytest) are examples x
 steps: ``dev`` a quick look while editing, ``ci`` every CI run, ``nightly`` the long run.
 
-The examples are drawn by Hypothesis's public stateful runner (``run_state_machine_as_test``
-under ``settings`` and ``seed``): Hypothesis generates the rule sequences, replays a failing
-example from an in-memory database (never written anywhere) and shrinks its rules; `reduce`
-then cuts the requests further.  The walk reports the (operation, outcome) pairs and the
+The examples are drawn by seeded generators (`draw`): example ``i`` of a run seeded ``S`` is one
+deterministic function of ``S`` and ``i``, so a failing example is replayed by running it again,
+and `reduce` shrinks its requests.  The walk reports the (operation, outcome) pairs and the
 model's condition outcomes it saw; it does not steer towards the ones it missed (the corpus's
 fixed vectors cover those).
 """
@@ -17,13 +16,9 @@ import dataclasses
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from hypothesis import HealthCheck, Phase, Verbosity, seed, settings
-from hypothesis.database import ExampleDatabase, InMemoryExampleDatabase
-from hypothesis.errors import Flaky, FlakyFailure, FlakyReplay, FlakyStrategyDefinition
-from hypothesis.stateful import run_state_machine_as_test
 from session_toolset_model.conditions import ConditionTable
 
 from . import pools
@@ -34,6 +29,7 @@ from .context import (
     RunContext,
     learn_digests,
 )
+from .draw import example_random, run_example
 from .machine import ExploreMachine
 from .reduce import reduce, replay_exchange
 from .sut import InProcessSut, RecordingSut, Sut
@@ -43,11 +39,9 @@ PIPELINE_WINDOW = 64
 
 PROFILE_ENV = "SESSION_TOOLSET_PROFILE"
 
-FLAKY_ERRORS = tuple(
-    e.__name__ for e in (Flaky, FlakyFailure, FlakyReplay, FlakyStrategyDefinition)
-)
-"""Hypothesis's errors for an example that failed once and passed (or ran otherwise) when
-replayed: with a divergence seen, the implementation answered differently the second time."""
+FLAKY = "Flaky"
+"""The error of an example that failed once and passed when replayed: with a divergence seen,
+the implementation answered differently the second time."""
 
 
 @dataclass(frozen=True)
@@ -94,22 +88,6 @@ class ExploreResult:
         return self.steps / self.cpu_seconds if self.cpu_seconds else 0.0
 
 
-def hypothesis_settings(
-    examples: int, steps: int, phases: Sequence[Phase], database: ExampleDatabase | None
-) -> settings:
-    return settings(
-        max_examples=examples,
-        stateful_step_count=steps,
-        deadline=None,
-        database=database,
-        phases=phases,
-        suppress_health_check=list(HealthCheck),
-        report_multiple_bugs=False,
-        print_blob=False,
-        verbosity=Verbosity.quiet,
-    )
-
-
 def explore(
     sut: Sut,
     *,
@@ -133,8 +111,7 @@ def explore(
 
     ``window``: requests written before their replies are read (default: `default_window`).
     With a window, a divergence surfaces only where the window is read, which shrinks badly;
-    so the run that finds it does not shrink, and a second run replays the failing example
-    (kept in an in-memory example database) with a window of one step and shrinks it.
+    so the failing example is replayed with a window of one step before it is shrunk.
     ``on_divergence``: called once when the first divergence is found, before shrinking
     (``--jobs``: the other workers are stopped then).
     """
@@ -155,30 +132,10 @@ def explore(
     if watch is not None:
         watch(ctx)
 
-    def run(phases: Sequence[Phase], database: ExampleDatabase | None) -> str | None:
-        options = hypothesis_settings(examples, steps, phases, database)
-        try:
-            run_state_machine_as_test(  # type: ignore[no-untyped-call]
-                seed(seed_value)(lambda: ExploreMachine(ctx)), settings=options
-            )
-        except DivergenceError:
-            pass
-        except Exception as err:
-            return f"{type(err).__name__}: {err}"
-        return None
-
-    two_runs = shrink and window > 1
-    database = InMemoryExampleDatabase() if two_runs else None
-    shrinking = [Phase.shrink] if shrink and not two_runs else []
-    error = run([Phase.generate, Phase.target, *shrinking], database)
-    if two_runs and ctx.failure is not None and error is None:
-        ctx.window = 1
-        error = run([Phase.reuse, Phase.shrink], database)
-        if ctx.failure is None and error is None:  # the replay of its example passed
-            error = f"{Flaky.__name__}: the replay of the failing example passed"
+    error = _run(ctx, examples, steps, seed_value, replay=shrink)
     if ctx.first_failure is not None and (_flaky(error) or (ctx.failure is None and not error)):
-        # It did not happen again when Hypothesis replayed the example (its Flaky error, or a
-        # replay that passed): report the first divergence, as it happened.
+        # It did not happen again when its example was replayed: report the first
+        # divergence, as it happened.
         ctx.failure, error = _as_flaky(sut, ctx.first_failure, error), None
     elif shrink and ctx.failure is not None and error is None and ctx.failure.kind != "timeout":
         # (a timeout is reported as found: every replay would wait the timeout out again)
@@ -199,8 +156,37 @@ def explore(
     )
 
 
+def _run(
+    ctx: RunContext, examples: int, steps: int, seed_value: int, *, replay: bool
+) -> str | None:
+    """The examples in order until one diverges; with ``replay``, that one is then run again
+    from its seed with a window of one step (so the divergence surfaces at its own step, and
+    one that does not happen again is told apart).  An error outside the
+    comparison (an exception of an in-process implementation) is returned as text."""
+
+    def example(index: int) -> bool:
+        try:
+            run_example(ExploreMachine(ctx), example_random(seed_value, index), steps)
+        except DivergenceError:
+            return True
+        return False
+
+    try:
+        for index in range(examples):
+            if example(index):
+                if not replay:
+                    return None
+                ctx.window = 1
+                if not example(index):
+                    return f"{FLAKY}: the replay of the failing example passed"
+                return None
+    except Exception as err:
+        return f"{type(err).__name__}: {err}"
+    return None
+
+
 def _flaky(error: str | None) -> bool:
-    return error is not None and error.startswith(FLAKY_ERRORS)
+    return error is not None and error.startswith(FLAKY)
 
 
 def _as_flaky(sut: Sut, first: Divergence, error: str | None) -> Divergence:
@@ -214,7 +200,7 @@ def _as_flaky(sut: Sut, first: Divergence, error: str | None) -> Divergence:
 
 
 def _literal(sut: Sut, found: Divergence) -> Divergence:
-    """Hypothesis reproduced ``found``, but replaying its operations alone (with the standard
+    """The example reproduced ``found``, but replaying its operations alone (with the standard
     observations) did not: the divergence depends on the exact requests sent, so the vector is
     the literal exchange; flaky if even that does not diverge again."""
     if not found.exchange:

@@ -17,7 +17,7 @@ from decimal import Decimal
 from functools import cache, lru_cache
 from typing import Any, Final, Literal, TypeVar
 
-import hypothesis.strategies as st
+from . import draw as st
 
 BUDGETS = (57, 60, 64, 128, 200, 256)
 _LOWER = "abcdefghijklmnopqrstuvwxyz0123456789"
