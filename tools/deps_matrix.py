@@ -35,7 +35,7 @@ SMOKE_TESTS = (
     "tests/conformance/test_conform_validate.py",
     "tests/test_packaging.py",
 )
-WATCHED = ("z3-solver", "jsonschema", "referencing", "hypothesis")
+WATCHED = ("z3-solver", "jsonschema", "referencing")
 
 
 def runtime_requirements() -> list[str]:
