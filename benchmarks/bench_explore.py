@@ -1,8 +1,8 @@
 """Steps per second of ``session-toolset explore``, in one run: in-process, against the reference
 adapter as a subprocess, against a minimal fast adapter (a replay of the same run, from a separate
 process), pipelined and not, ``--jobs 1`` and ``--jobs 2``, the client's thread transport
-beside its select transport, the reference adapter's own CPU, and the ceiling of a
-Hypothesis-driven explorer (``explore_floor.py``); with ``--baseline REV`` the same figures for
+beside its select transport and the reference adapter's own CPU; with ``--baseline REV`` the
+same figures for
 another revision of the tree (``git archive REV``), measured in the same run, and their ratios.
 Prints figures and asserts nothing.
 
@@ -34,7 +34,6 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 PROBE = HERE / "explore_probe.py"
 REPLAY = HERE / "replay_adapter.py"
-FLOOR = HERE / "explore_floor.py"
 REFERENCE = f"{sys.executable} -m session_toolset.adapter"
 
 
@@ -179,14 +178,6 @@ def main() -> None:
         row("fast replay adapter, not pipelined", "--no-pipeline", both=False, replay=True)
         jobs = jobs_figures("--adapter", REFERENCE)
         jobs_in = jobs_figures()
-        floor = json.loads(
-            subprocess.run(
-                [sys.executable, str(FLOOR), *budget, "--json"],
-                check=True,
-                capture_output=True,
-                text=True,
-            ).stdout.splitlines()[-1]
-        )
     print(f"load average after:  {load()}")
     print()
     for title, key in (("steps/s (wall)", "seconds"), ("steps per CPU-s (explorer)", "cpu")):
@@ -200,27 +191,6 @@ def main() -> None:
                 else f"{name:<54} {'':>8} {n or 0:>8,.0f}"
             )
         print()
-    # The ceiling of an explorer in which Hypothesis chooses every rule (`explore_floor.py`): this
-    # tree's checks alone plus Hypothesis's engine alone, per CPU-second, beside the baseline's
-    # in-process figure of this same run.
-    today_rate = rate(rows[0][1], "cpu")
-    ceiling = floor["steps"] / (floor["checks"] + floor["engine"])
-    spent = (floor["run"] - floor["checks"] - floor["engine"]) / floor["steps"] * 1e6
-    print(
-        f"in-process ceiling with Hypothesis (explore_floor.py): {ceiling:,.0f} steps per CPU-s"
-        f" = {ceiling * floor['run'] / floor['steps']:.2f}x its own run"
-        + (f" = {ceiling / today_rate:.2f}x today" if today_rate else "")
-    )
-    if today_rate:
-        budget_us = (
-            (floor["steps"] / (2 * today_rate) - floor["checks"] - floor["engine"])
-            / floor["steps"]
-            * 1e6
-        )
-        print(
-            f"argument generation per step for 2x today: {budget_us:+.0f} us"
-            f" (it costs {spent:.0f} us now)"
-        )
     adapter = next(now for name, _, now in rows if name.endswith("adapter subprocess, pipelined"))
     if adapter and adapter.get("adapter_cpu") and adapter.get("cpu"):
         # Against an adapter, each job is two busy processes: two jobs on two cores can run

@@ -6,10 +6,7 @@ figures.
 One warm-up run (20 examples, seed + 1), then the profiled run (shrinking off).  Every function's
 own time (``tottime``) goes to the part its file belongs to:
 
-* ``hypothesis engine``: Hypothesis's conjecture package (choice sequences, spans, the example
-  tree, the provider's primitive draws) and its stateful runner;
-* ``hypothesis strategies``: ``hypothesis/strategies`` (each strategy's ``do_draw``);
-* ``hypothesis other``: the rest of Hypothesis (settings, control, pretty-printing);
+* ``generators``: ``explore/draw.py`` and ``explore/strategies.py`` (what draws the examples);
 * ``explore``: the rest of the harness (the machine, its rules, the observer, the client);
 * ``model``: the model package (the world, the oracle, the condition recorder);
 * ``implementation``: ``src/session_toolset`` (the reference adapter and library);
@@ -30,9 +27,7 @@ from session_toolset_harness.explore import run
 from session_toolset_harness.explore.sut import InProcessSut
 
 PARTS = (
-    "hypothesis engine",
-    "hypothesis strategies",
-    "hypothesis other",
+    "generators",
     "explore",
     "model",
     "implementation",
@@ -42,12 +37,8 @@ PARTS = (
 
 def part_of(filename: str) -> str:
     path = filename.replace("\\", "/")
-    if "/hypothesis/" in path:
-        if "/internal/conjecture/" in path or path.endswith("/stateful.py"):
-            return "hypothesis engine"
-        if "/strategies/" in path:
-            return "hypothesis strategies"
-        return "hypothesis other"
+    if path.endswith(("/explore/draw.py", "/explore/strategies.py")):
+        return "generators"
     if "/session_toolset_harness/" in path:
         return "explore"
     if "/session_toolset_model/" in path:

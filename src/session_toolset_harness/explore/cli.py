@@ -63,8 +63,7 @@ class _RemovedEngine(argparse.Action):
         option_string: str | None = None,
     ) -> None:
         raise UsageError(
-            "--engine was removed: explore has one engine, Hypothesis's stateful runner "
-            "(drop the flag)"
+            "--engine was removed: explore has one engine, its seeded generators (drop the flag)"
         )
 
 

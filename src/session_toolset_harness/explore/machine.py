@@ -1,4 +1,4 @@
-"""The stateful model-based test: a Hypothesis RuleBasedStateMachine that drives a system under
+"""The stateful model-based test: a rule-based state machine (`draw`) that drives a system under
 test and the model's oracle side by side, one PROTOCOL.md request per rule.
 
 Every step is checked by `observe.Observer` (pipelined): (1) the reply — code and payload, by the
@@ -82,7 +82,7 @@ class ExploreMachine(WholeProtocolRules, GenerationEdgeRules):
     def __init__(self, ctx: RunContext) -> None:
         super().__init__()
         self.ctx = ctx
-        ctx.failure = None  # the last example run (Hypothesis's final replay) decides
+        ctx.failure = None  # the last example run (the failing example's replay) decides
         self.world = World(alg=RecordingAlgebra(ctx.conditions))  # the model package's world
         # The comparison core (observe.py): replies, observable state, no partial mutation.
         self.observer = Observer(ctx, self.world.answer, lambda: self.world.oracle.state)

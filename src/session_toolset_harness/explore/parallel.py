@@ -1,7 +1,7 @@
 """``--jobs N`` and ``--shard K/N``: one exploration split into seed streams.
 
 A run is ``T`` streams (``T = jobs x shards``).  Stream ``g`` (0-based; shard ``K`` of ``N`` with
-``M`` jobs owns streams ``(K-1)*M`` to ``K*M-1``) runs Hypothesis seed ``seed + g`` with its share
+``M`` jobs owns streams ``(K-1)*M`` to ``K*M-1``) runs seed ``seed + g`` with its share
 of the examples (``examples // T``, the first ``examples % T`` streams one more).  With one stream
 this is exactly the single-process run.  So a run is reproducible from ``--seed``, ``--jobs`` and
 ``--shard``, and the shards of a CI matrix together run what ``--jobs T`` runs.
