@@ -130,3 +130,15 @@ def test_digest_preflight_divergence(tmp_path: Path, capsys: pytest.CaptureFixtu
         )
         == 1
     )
+
+
+@pytest.mark.parametrize("engine", ["prng", "hypothesis"])
+def test_the_removed_engine_flag_is_one_line_naming_why(
+    engine: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--engine", engine, "--examples", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "session-toolset explore: error: --engine was removed: explore has one engine, its "
+        "seeded generators (drop the flag)"
+    ]
