@@ -1,11 +1,10 @@
 """Steps per second of ``session-toolset explore``, in one run: in-process, against the reference
 adapter as a subprocess, against a minimal fast adapter (a replay of the same run, from a separate
 process), pipelined and not, ``--jobs 1`` and ``--jobs 2``, the client's thread transport
-beside its select transport, the reference adapter's own CPU, and the ceiling of a
-Hypothesis-driven explorer (``explore_floor.py``), and this tree under ``--engine prng``
-(in-process, against the reference adapter, against its own replay, ``--jobs``); with
-``--baseline REV`` the same figures for another revision of the tree (``git archive REV``),
-measured in the same run, and their ratios.  Prints figures and asserts nothing.
+beside its select transport and the reference adapter's own CPU; with ``--baseline REV`` the
+same figures for
+another revision of the tree (``git archive REV``), measured in the same run, and their ratios.
+Prints figures and asserts nothing.
 
     python benchmarks/bench_explore.py [--baseline REV] [--examples N] [--steps N]
                                        [--jobs-examples N] [--seed S] [--quick] [--repeat N]
@@ -35,11 +34,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 PROBE = HERE / "explore_probe.py"
 REPLAY = HERE / "replay_adapter.py"
-FLOOR = HERE / "explore_floor.py"
 REFERENCE = f"{sys.executable} -m session_toolset.adapter"
-PRNG = ("--engine", "prng")
-"""This tree's default engine (`explore --engine prng`); the baseline has Hypothesis's only."""
-HYPOTHESIS = ("--engine", "hypothesis")
 
 
 def extract(rev: str, into: Path) -> Path:
@@ -56,10 +51,7 @@ def extract(rev: str, into: Path) -> Path:
 
 
 def probe(tree: Path | None, *args: str) -> dict[str, Any]:
-    """One exploration of ``tree`` (None: this tree, under ``--engine hypothesis`` unless
-    ``args`` name an engine: the baseline's engine, so "today" and "now" walk the same way)."""
-    if tree is None and "--engine" not in args:
-        args = (*args, *HYPOTHESIS)
+    """One exploration of ``tree`` (None: this tree)."""
     env = dict(os.environ)
     if tree is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(tree / "src"), str(tree / "model")])
@@ -134,30 +126,22 @@ def main() -> None:
         for label, tree in trees.items():
             recordings[label] = Path(scratch) / f"{label}.rec"
             probe(tree, *budget, "--record", str(recordings[label]))
-        # The prng engine walks otherwise: its replay adapter answers its own recorded run.
-        recordings["prng"] = Path(scratch) / "prng.rec"
-        probe(None, *budget, *PRNG, "--record", str(recordings["prng"]))
         rows: list[tuple[str, dict[str, Any] | None, dict[str, Any] | None]] = []
 
-        def row(
-            name: str, *extra: str, both: bool = True, replay: bool = False, prng: bool = False
-        ) -> None:
-            """One row per tree's figure; with ``prng``, a second row: this tree under
-            ``--engine prng`` beside the same baseline figure (measured interleaved with it)."""
-            labels = [*trees, *(["prng"] if prng else [])]
+        def row(name: str, *extra: str, both: bool = True, replay: bool = False) -> None:
+            """One row per tree's figure (the trees measured interleaved)."""
+            labels = list(trees)
             runs: dict[str, list[dict[str, Any]]] = {label: [] for label in labels}
             for _ in range(repeat):  # interleaved, so a burst of load hits both trees alike
                 for label in labels:
                     if label == "today" and not both:
                         continue
-                    options = list(extra) + (list(PRNG) if label == "prng" else [])
+                    options = list(extra)
                     if replay:
                         options += ["--adapter", f"{sys.executable} {REPLAY} {recordings[label]}"]
                     runs[label].append(probe(trees.get(label), *budget, *options))
             figures = {label: best(r) if r else None for label, r in runs.items()}
             rows.append((name, figures.get("today"), figures["now"]))
-            if prng:
-                rows.append((f"{name}, prng engine", figures.get("today"), figures["prng"]))
 
         def jobs_figures(*extra: str) -> dict[int, dict[str, Any]]:
             runs: dict[int, list[dict[str, Any]]] = {1: [], 2: []}
@@ -166,8 +150,8 @@ def main() -> None:
                     runs[n].append(probe(None, *jobs_budget, "--jobs", str(n), *extra))
             return {n: best(r) for n, r in runs.items()}
 
-        row("in-process (reference)", prng=True)
-        row("reference adapter subprocess, pipelined", "--adapter", REFERENCE, prng=True)
+        row("in-process (reference)")
+        row("reference adapter subprocess, pipelined", "--adapter", REFERENCE)
         row(
             "reference adapter subprocess, step batches",
             "--adapter",
@@ -190,24 +174,11 @@ def main() -> None:
             "--threads",
             both=False,
         )
-        row("fast replay adapter, pipelined", replay=True, prng=True)
+        row("fast replay adapter, pipelined", replay=True)
         row("fast replay adapter, not pipelined", "--no-pipeline", both=False, replay=True)
         jobs = jobs_figures("--adapter", REFERENCE)
         jobs_in = jobs_figures()
-        jobs_prng = jobs_figures("--adapter", REFERENCE, *PRNG)
-        jobs_in_prng = jobs_figures(*PRNG)
-        floor = json.loads(
-            subprocess.run(
-                [sys.executable, str(FLOOR), *budget, "--json"],
-                check=True,
-                capture_output=True,
-                text=True,
-            ).stdout.splitlines()[-1]
-        )
     print(f"load average after:  {load()}")
-    print()
-    print("'now' is this tree under --engine hypothesis (the baseline's engine, the same walk);")
-    print("a 'prng engine' row is this tree's default engine beside the same baseline figure.")
     print()
     for title, key in (("steps/s (wall)", "seconds"), ("steps per CPU-s (explorer)", "cpu")):
         print(f"{title:<54} {'today':>8} {'now':>8} {'ratio':>7}")
@@ -220,45 +191,19 @@ def main() -> None:
                 else f"{name:<54} {'':>8} {n or 0:>8,.0f}"
             )
         print()
-    # The ceiling of an explorer in which Hypothesis chooses every rule (`explore_floor.py`): this
-    # tree's checks alone plus Hypothesis's engine alone, per CPU-second, beside the baseline's
-    # in-process figure of this same run.
-    today_rate = rate(rows[0][1], "cpu")
-    ceiling = floor["steps"] / (floor["checks"] + floor["engine"])
-    spent = (floor["run"] - floor["checks"] - floor["engine"]) / floor["steps"] * 1e6
-    print(
-        f"in-process ceiling with Hypothesis (explore_floor.py): {ceiling:,.0f} steps per CPU-s"
-        f" = {ceiling * floor['run'] / floor['steps']:.2f}x its own run"
-        + (f" = {ceiling / today_rate:.2f}x today" if today_rate else "")
-    )
-    if today_rate:
-        budget_us = (
-            (floor["steps"] / (2 * today_rate) - floor["checks"] - floor["engine"])
-            / floor["steps"]
-            * 1e6
-        )
+    adapter = next(now for name, _, now in rows if name.endswith("adapter subprocess, pipelined"))
+    if adapter and adapter.get("adapter_cpu") and adapter.get("cpu"):
+        # Against an adapter, each job is two busy processes: two jobs on two cores can run
+        # at most 2 / (1 + adapter share) times one job, whatever the explorer does.
+        share = float(adapter["adapter_cpu"]) / float(adapter["cpu"])
         print(
-            f"argument generation per step for 2x today: {budget_us:+.0f} us"
-            f" (it costs {spent:.0f} us now)"
+            f"reference adapter CPU per explorer CPU-s: {share:.0%} (start-up "
+            f"included); bound on --jobs 2 / --jobs 1 against it on 2 cores: "
+            f"{2 / (1 + share):.2f}x"
         )
-    for suffix, label in (("", ""), (", prng engine", ", prng engine")):
-        adapter = next(
-            now for name, _, now in rows if name.endswith("adapter subprocess, pipelined" + suffix)
-        )
-        if adapter and adapter.get("adapter_cpu") and adapter.get("cpu"):
-            # Against an adapter, each job is two busy processes: two jobs on two cores can run
-            # at most 2 / (1 + adapter share) times one job, whatever the explorer does.
-            share = float(adapter["adapter_cpu"]) / float(adapter["cpu"])
-            print(
-                f"reference adapter CPU per explorer CPU-s{label}: {share:.0%} (start-up "
-                f"included); bound on --jobs 2 / --jobs 1 against it on 2 cores: "
-                f"{2 / (1 + share):.2f}x"
-            )
     every_jobs = (
         ("reference adapter", jobs),
         ("in-process", jobs_in),
-        ("reference adapter, prng engine", jobs_prng),
-        ("in-process, prng engine", jobs_in_prng),
     )
     for label, figures in every_jobs:
         one, two = rate(figures[1]), rate(figures[2])

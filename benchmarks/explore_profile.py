@@ -1,17 +1,12 @@
 """Where an in-process exploration spends its CPU: self time by part, under ``cProfile``.  Prints
 figures.
 
-    python benchmarks/explore_profile.py [--engine prng|hypothesis] [--examples 200] [--steps 50]
-                                         [--seed 0] [--top 0]
+    python benchmarks/explore_profile.py [--examples 200] [--steps 50] [--seed 0] [--top 0]
 
 One warm-up run (20 examples, seed + 1), then the profiled run (shrinking off).  Every function's
 own time (``tottime``) goes to the part its file belongs to:
 
-* ``hypothesis engine``: Hypothesis's conjecture package (choice sequences, spans, the example
-  tree, the provider's primitive draws) and its stateful runner;
-* ``hypothesis strategies``: ``hypothesis/strategies`` (each strategy's ``do_draw``);
-* ``hypothesis other``: the rest of Hypothesis (settings, control, pretty-printing);
-* ``prng engine``: ``explore/prng_engine.py``;
+* ``generators``: ``explore/draw.py`` and ``explore/strategies.py`` (what draws the examples);
 * ``explore``: the rest of the harness (the machine, its rules, the observer, the client);
 * ``model``: the model package (the world, the oracle, the condition recorder);
 * ``implementation``: ``src/session_toolset`` (the reference adapter and library);
@@ -29,14 +24,10 @@ import pstats
 from collections import Counter
 
 from session_toolset_harness.explore import run
-from session_toolset_harness.explore.prng_engine import DEFAULT_ENGINE, ENGINES
 from session_toolset_harness.explore.sut import InProcessSut
 
 PARTS = (
-    "hypothesis engine",
-    "hypothesis strategies",
-    "hypothesis other",
-    "prng engine",
+    "generators",
     "explore",
     "model",
     "implementation",
@@ -46,14 +37,8 @@ PARTS = (
 
 def part_of(filename: str) -> str:
     path = filename.replace("\\", "/")
-    if "/hypothesis/" in path:
-        if "/internal/conjecture/" in path or path.endswith("/stateful.py"):
-            return "hypothesis engine"
-        if "/strategies/" in path:
-            return "hypothesis strategies"
-        return "hypothesis other"
-    if path.endswith("/explore/prng_engine.py"):
-        return "prng engine"
+    if path.endswith(("/explore/draw.py", "/explore/strategies.py")):
+        return "generators"
     if "/session_toolset_harness/" in path:
         return "explore"
     if "/session_toolset_model/" in path:
@@ -65,7 +50,6 @@ def part_of(filename: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
-    parser.add_argument("--engine", choices=ENGINES, default=DEFAULT_ENGINE)
     parser.add_argument("--examples", type=int, default=200)
     parser.add_argument("--steps", type=int, default=50)
     parser.add_argument("--seed", type=int, default=0)
@@ -81,7 +65,6 @@ def main() -> None:
             steps=args.steps,
             seed_value=seed_value,
             shrink=False,
-            engine=args.engine,
         )
 
     once(20, args.seed + 1)  # warm-up: imports, caches, first-use costs
@@ -100,7 +83,7 @@ def main() -> None:
         functions[f"{filename.rsplit('/', 1)[-1]}:{line}({name})"] += own
     total = sum(shares.values())
     print(
-        f"--engine {args.engine}, {args.examples} x {args.steps}, seed {args.seed}: "
+        f"{args.examples} x {args.steps}, seed {args.seed}: "
         f"{result.steps:,} steps; {total:.2f} s of self time under cProfile"
     )
     for part in PARTS:

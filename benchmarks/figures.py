@@ -60,11 +60,6 @@ COMMANDS = [
         [*CLI, "explore", "--budget", "ci", "--seed", "0", "--quiet"],
     ),
     Command(
-        "The same exploration with the Hypothesis engine",
-        "session-toolset explore --budget ci --seed 0 --engine hypothesis --quiet",
-        [*CLI, "explore", "--budget", "ci", "--seed", "0", "--engine", "hypothesis", "--quiet"],
-    ),
-    Command(
         "Tests collected by the default run",
         "pytest --collect-only -q",
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],

@@ -325,13 +325,12 @@ EXERCISES: dict[str, Exercise] = {
     # docs/explore.md
     "session-toolset explore [--adapter CMD] [--budget dev|ci|nightly] [--examples N] "
     "[--steps N] [--seed S] [--out FILE] [--no-shrink] [--quiet] [--jobs N] [--shard K/N] "
-    "[--json FILE] [--no-pipeline] [--engine prng|hypothesis]": Exercise("synopsis"),
+    "[--json FILE] [--no-pipeline]": Exercise("synopsis"),
     "session-toolset explore --merge REPORT [REPORT ...]": Exercise("synopsis"),
     'session-toolset conform --vectors explore-failure.json --adapter "./my-adapter"': Exercise(
         "test", where="tests/explore/test_cli.py::test_divergence_through_an_external_adapter"
     ),
     "python tools/explore_strength/find_rate.py --seeds 10": Exercise("help"),
-    "python tools/explore_strength/rounds.py --seeds 10 --jobs 2": Exercise("help"),
     "python tools/explore_strength/shrink_size.py --seeds 5": Exercise("help"),
     # docs/trace.md
     "session-toolset trace session.jsonl": RUN,

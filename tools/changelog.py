@@ -28,6 +28,7 @@ KINDS = {
     "spec": "Behaviour changes of the reference (SPEC.md)",
     "feature": "Features",
     "fix": "Fixes",
+    "removal": "Removals",
     "doc": "Documentation",
 }
 NAME = re.compile(r"(?P<issue>[0-9]+)\.(?P<kind>[a-z]+)(?:\.(?P<slug>[A-Za-z0-9_-]+))?\.md")

@@ -109,11 +109,6 @@ def _conform(argv: list[str]) -> int:
 
 
 def _explore(argv: list[str]) -> int:
-    from .explore.hypothesis_private import UNSUPPORTED
-
-    if UNSUPPORTED is not None:  # a Hypothesis whose private names explore needs moved
-        print(f"session-toolset explore: error: {UNSUPPORTED}", file=sys.stderr)
-        return 2
     from .explore.cli import main as explore_main
 
     return explore_main(argv)

@@ -19,7 +19,8 @@ def test_clean_run_exits_0_and_is_concise(capsys: pytest.CaptureFixture[str]) ->
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 3, lines  # the run, the condition summary, the verdict
     assert "seed 5" in lines[0] and "steps/s" in lines[0]
-    assert "condition outcomes seen" in lines[1] and lines[2] == "explore: no divergence"
+    assert lines[1].startswith("coverage: ") and "condition outcomes" in lines[1]
+    assert lines[2] == "explore: no divergence"
 
 
 def test_verbose_adds_the_coverage_and_condition_tables(
@@ -129,3 +130,15 @@ def test_digest_preflight_divergence(tmp_path: Path, capsys: pytest.CaptureFixtu
         )
         == 1
     )
+
+
+@pytest.mark.parametrize("engine", ["prng", "hypothesis"])
+def test_the_removed_engine_flag_is_one_line_naming_why(
+    engine: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--engine", engine, "--examples", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "session-toolset explore: error: --engine was removed: explore has one engine, its "
+        "seeded generators (drop the flag)"
+    ]

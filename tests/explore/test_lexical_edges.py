@@ -15,10 +15,10 @@ from decimal import Decimal
 from functools import cache
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 from session_toolset_model.world import World
 
 from session_toolset_harness.explore import strategies
+from session_toolset_harness.explore.draw import samples
 
 pytestmark = pytest.mark.spec("1.4")
 
@@ -32,21 +32,10 @@ def sample() -> tuple[tuple[str, bool], ...]:
     """A fixed sample of the generated lines, each with the world's verdict (accepted or not):
     the world parses each line once, whatever the number of tests that search the sample."""
     drawn: list[tuple[str, bool]] = []
-
-    @settings(
-        max_examples=SAMPLE_SIZE,
-        database=None,
-        derandomize=True,
-        deadline=None,
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(strategies.lexical_edge_lines())
-    def collect(line: str) -> None:
+    for line in samples(strategies.lexical_edge_lines(), SAMPLE_SIZE):
         reply = World().handle_line(line.encode("utf-8"))
         assert reply["ok"] is True or reply["error"] == "Protocol", reply
         drawn.append((line, reply["ok"] is True))
-
-    collect()
     return tuple(drawn)
 
 
@@ -250,8 +239,10 @@ def test_the_right_readings_agree_with_the_world_on_every_sampled_line() -> None
         assert refused(line) != ok, line
 
 
-@settings(max_examples=60, database=None, deadline=None)
-@given(strategies.escaping_wire_names())
+WIRE_NAMES: list[str] = samples(strategies.escaping_wire_names(), 60)
+
+
+@pytest.mark.parametrize("name", WIRE_NAMES)
 def test_escaping_wire_names_sit_at_the_bound_and_outgrow_a_message_when_escaped(
     name: str,
 ) -> None:

@@ -21,16 +21,16 @@ SMALL = ["--budget", "dev", "--examples", "12", "--steps", "8", "--quiet"]
 def test_streams_partition_the_budget_and_shards_are_streams_of_jobs() -> None:
     whole = Plan(examples=101, steps=5, seed=40, jobs=6)
     assert sum(whole.stream_examples(g) for g in whole.streams()) == 101
-    seeds = {whole.stream_seed(g, r) for g in whole.streams() for r in range(3)}
-    assert len(seeds) == 18  # no stream of any round repeats another's seed
+    seeds = {whole.stream_seed(g) for g in whole.streams()}
+    assert len(seeds) == 6  # no stream repeats another's seed
     shards = [Plan(examples=101, steps=5, seed=40, jobs=2, shard=(k, 3)) for k in (1, 2, 3)]
     assert [g for p in shards for g in p.streams()] == whole.streams()
     for p in shards:
         for g in p.streams():
-            assert p.stream_seed(g, 0) == whole.stream_seed(g, 0)
+            assert p.stream_seed(g) == whole.stream_seed(g)
             assert p.stream_examples(g) == whole.stream_examples(g)
     single = Plan(examples=50, steps=5, seed=7)
-    assert [single.stream_seed(0, r) for r in range(3)] == [7, 8, 9]  # today's rounds
+    assert single.streams() == [0] and single.stream_seed(0) == 7
 
 
 def _report(path: Path) -> dict[str, Any]:

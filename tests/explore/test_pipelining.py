@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from session_toolset_harness.explore.protocol_rules import op_name
 from session_toolset_harness.explore.run import ExploreResult, explore
 from session_toolset_harness.explore.sut import AdapterSut, InProcessSut
 
@@ -41,7 +42,7 @@ def test_a_crash_mid_pipeline_is_reported_at_its_request(window: int, pipeline: 
     assert result.failure is not None
     assert result.failure.reason.startswith("no usable reply: crash"), result.failure.reason
     assert "injected crash" in result.failure.reason  # the stderr tail
-    inserts = [r for r in result.failure.steps if r.request["op"] == "catalog_insert"]
+    inserts = [r for r in result.failure.steps if op_name(r.request) == "catalog_insert"]
     assert len(inserts) == 2  # the log ends at the request that got no reply
     assert result.failure.steps[-1] is inserts[-1] and inserts[-1].actual is None
     assert inserts[0].actual is not None

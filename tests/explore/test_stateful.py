@@ -6,32 +6,21 @@ from __future__ import annotations
 import pytest
 from session_toolset_model.world import World
 
-from session_toolset_harness.corpus import coverage as condition_gate
 from session_toolset_harness.explore import coverage, pools
-from session_toolset_harness.explore.run import explore, explore_rounds, profile_from_env
+from session_toolset_harness.explore.run import explore, profile_from_env
 from session_toolset_harness.explore.sut import AdapterSut, InProcessSut, reference_adapter_argv
 
 pytestmark = pytest.mark.spec("2", "3", "4", "5", "6")
 
 
 def test_reference_implementation_agrees_with_the_model() -> None:
-    name, profile = profile_from_env()
-    result = explore_rounds(
-        InProcessSut(),
-        examples=profile.examples,
-        steps=profile.steps,
-        rounds=profile.rounds,
-        min_hits=profile.min_hits,
-    )
+    _name, profile = profile_from_env()
+    result = explore(InProcessSut(), examples=profile.examples, steps=profile.steps)
     assert result.error is None
     assert result.failure is None, result.failure.reason
     assert result.steps > profile.examples  # the run did explore
-    short = coverage.missing(result.coverage, profile.min_hits)
-    assert not short, f"coverage below the {name} minimum: {short}\n" + coverage.table(
-        result.coverage
-    )
-    if profile.min_hits:  # ci and nightly: every reachable condition outcome (MC/DC) seen
-        assert condition_gate.missing(result.conditions) == []
+    assert sum(result.coverage.values()) == result.steps  # every step is counted once
+    assert result.conditions.decisions  # the model's decisions were recorded
 
 
 def test_external_adapter_plumbing() -> None:

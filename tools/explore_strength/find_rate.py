@@ -1,8 +1,7 @@
 """How often explore finds each miniature: one `ci`-budget run (300 examples x 50 steps, one
-seed, no extra rounds, no shrinking) per seed, per miniature.
+seed, no shrinking) per seed, per miniature.
 
-    python tools/explore_strength/find_rate.py [--seeds 10] [--examples 300] [--steps 50]
-                                               [--engine hypothesis|prng] [NAME...]
+    python tools/explore_strength/find_rate.py [--seeds 10] [--examples 300] [--steps 50] [NAME...]
 
 Prints one line per miniature: seeds found / seeds run and the steps each run needed.
 """
@@ -20,7 +19,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 
 import miniatures
 
-from session_toolset_harness.explore.prng_engine import DEFAULT_ENGINE, ENGINES
 from session_toolset_harness.explore.run import explore
 from session_toolset_harness.explore.sut import InProcessSut
 
@@ -31,7 +29,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--examples", type=int, default=300)
     parser.add_argument("--steps", type=int, default=50)
-    parser.add_argument("--engine", choices=ENGINES, default=DEFAULT_ENGINE)
     args = parser.parse_args(argv)
     names = args.names or sorted(
         i.name for i in pkgutil.iter_modules(miniatures.__path__) if i.name.startswith("mini_")
@@ -49,7 +46,6 @@ def main(argv: list[str] | None = None) -> int:
                     steps=args.steps,
                     seed_value=seed,
                     shrink=False,
-                    engine=args.engine,
                 )
             if result.failure is not None:
                 found += 1

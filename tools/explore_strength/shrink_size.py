@@ -1,8 +1,7 @@
 """How small explore's shrunk vector of a miniature is: one run per seed at the `ci` budget
 (300 examples x 50 steps, shrinking on), in-process.
 
-    python tools/explore_strength/shrink_size.py [--seeds 5] [--examples 300] [--steps 50]
-                                                 [--engine hypothesis|prng] [NAME]
+    python tools/explore_strength/shrink_size.py [--seeds 5] [--examples 300] [--steps 50] [NAME]
 
 Prints, per seed: the steps the run needed to find the bug, the requests of the shrunk
 sequence, the bytes of their JSON text (what a person reads) and of the vector file written,
@@ -23,7 +22,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 
 from session_toolset_harness.conform.jsonio import RawLine
-from session_toolset_harness.explore.prng_engine import DEFAULT_ENGINE, ENGINES
 from session_toolset_harness.explore.run import explore
 from session_toolset_harness.explore.sut import InProcessSut
 from session_toolset_harness.explore.vectorize import failure_vector
@@ -41,7 +39,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--examples", type=int, default=300)
     parser.add_argument("--steps", type=int, default=50)
-    parser.add_argument("--engine", choices=ENGINES, default=DEFAULT_ENGINE)
     args = parser.parse_args(argv)
     module = importlib.import_module(f"miniatures.{args.name}")
     sizes: list[int] = []
@@ -54,7 +51,6 @@ def main(argv: list[str] | None = None) -> int:
                 examples=args.examples,
                 steps=args.steps,
                 seed_value=seed,
-                engine=args.engine,
             )
         seconds = time.perf_counter() - started
         if result.failure is None:

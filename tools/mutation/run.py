@@ -525,7 +525,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--stateful-profile",
         choices=("dev", "ci", "nightly"),
-        help="run the stateful suite at this explore profile (its examples x steps and rounds, "
+        help="run the stateful suite at this explore budget (its examples x steps, "
         "seed --stateful-seed) instead of --stateful-examples/--stateful-steps",
     )
     parser.add_argument(
@@ -534,12 +534,6 @@ def build_parser() -> argparse.ArgumentParser:
         default="in-process",
         help="how the stateful suite reaches the mutated adapter: handle_line directly "
         "(in-process, the default) or its whole stdin/stdout loop in a thread (serve)",
-    )
-    parser.add_argument(
-        "--stateful-engine",
-        choices=("prng", "hypothesis"),
-        default="prng",
-        help="what draws the stateful suite's examples (explore --engine, the same default)",
     )
     parser.add_argument(
         "--sample-non-equivalent",
@@ -610,7 +604,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.stateful_profile:
         env["MUTATION_STATEFUL_PROFILE"] = args.stateful_profile
     env["MUTATION_STATEFUL_DRIVER"] = args.stateful_driver
-    env["MUTATION_STATEFUL_ENGINE"] = args.stateful_engine
     timings: dict[str, float] = {}
     names: list[str] = []
     survivors_only = bool(args.stateful_on_corpus_survivors)
@@ -710,7 +703,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         "stateful": {k: getattr(args, f"stateful_{k}") for k in STATEFUL_DEFAULTS},
         "stateful_profile": args.stateful_profile,
         "stateful_driver": args.stateful_driver,
-        "stateful_engine": args.stateful_engine,
         "sample_seed": args.sample_seed if names else None,
         "sample_non_equivalent": bool(args.sample_non_equivalent) if names else None,
         "stateful_on_corpus_survivors_only": survivors_only,

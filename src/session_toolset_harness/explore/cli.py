@@ -1,15 +1,15 @@
 """``session-toolset explore``: model-based random testing of any PROTOCOL.md adapter.
 
-Exit status: 0 no divergence (and, under the ``ci``/``nightly`` profiles, coverage minima met);
-1 a divergence or an adapter failure mid-run (the shrunk sequence is printed and written as a
-vector file) or a coverage shortfall; 2 usage errors, an unwritable ``--out``/``--json``, or an
+Exit status: 0 no divergence; 1 a divergence or an adapter failure mid-run (the shrunk sequence
+is printed and written as a vector file); 2 usage errors, an unwritable ``--out``/``--json``, or an
 adapter that does not answer its first ``hello``; 130/143 on SIGINT/SIGTERM, after the report
 of what ran so far (``--json``: marked incomplete).  Never a traceback.
 
 ``--jobs N`` and ``--shard K/N`` split the run into seed streams (`parallel`); ``--json``,
 ``--junit`` and ``--summary`` write reports, and ``--merge`` turns several ``--json`` reports into
 one verdict and writes the same reports for the merged run (`report`).  The coverage and
-condition tables are printed with ``--verbose`` only (they are always in the JSON report).
+condition tables are printed with ``--verbose`` only (they are always in the JSON report):
+coverage is reported, never required.
 ``--exclude-tag declared-difference`` steers every request off the number literals of SPEC.md
 1.4's declared difference (`declared_difference`), as ``conform --exclude-tag`` sets their
 vectors aside.
@@ -33,18 +33,14 @@ from ..argtypes import integer
 from ..conform import shard
 from ..conform.cli import positive_seconds
 from ..conform.client import AdapterStartError, start_checked
-from ..corpus import coverage as condition_gate
 from ..declared_difference import DECLARED_DIFFERENCE
 from ..envelope import check_writable
 from ..interrupt import raising_on_signals
 from ..progress import Progress, on_terminal
 from ..summary import GITHUB_STEP_SUMMARY, publish
 from . import coverage, report
-from .hypothesis_private import prng_engine_unsupported
 from .parallel import Plan, PlanResult, run_plan
-from .prng_engine import DEFAULT_ENGINE, ENGINES
 from .run import PROFILES
-from .storage import use_cache_directory
 from .sut import REQUEST_TIMEOUT_SECONDS, SutFailure
 from .vectorize import describe, failure_vector, write_vector
 
@@ -54,6 +50,21 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 class UsageError(Exception):
     pass
+
+
+class _RemovedEngine(argparse.Action):
+    """``--engine``: explore has one engine now; the flag fails with a one-line pointer."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        raise UsageError(
+            "--engine was removed: explore has one engine, its seeded generators (drop the flag)"
+        )
 
 
 class _DeprecatedProfile(argparse.Action):
@@ -80,7 +91,7 @@ def _exclude_tag(text: str) -> str:
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{message} (see --help)")
+        raise UsageError(message)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -88,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Drive an implementation and the model's oracle side by side with random "
         "operation sequences; report the first divergence, shrunk.",
-        epilog="Exit status: 0 no divergence, 1 divergence or coverage shortfall, 2 usage error.",
+        epilog="Exit status: 0 no divergence, 1 divergence or error, 2 usage error.",
     )
     parser.add_argument(
         "--adapter",
@@ -100,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--budget",
         choices=sorted(PROFILES),
         default="dev",
-        help="example/step budget and coverage minimum (default: dev)",
+        help="examples x steps (default: dev)",
     )
     parser.add_argument(
         "--profile",
@@ -183,15 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="one round trip per request (default: a step's requests are sent together)",
     )
-    parser.add_argument(
-        "--engine",
-        choices=ENGINES,
-        default=DEFAULT_ENGINE,
-        help="what draws the examples: the machine's rules and strategies over a seeded PRNG "
-        "(prng), or Hypothesis's engine (hypothesis: about half the steps per "
-        "second; shrinks a divergence's rules before explore's own request shrinking); "
-        f"default with the installed Hypothesis: {DEFAULT_ENGINE}",
-    )
+    parser.add_argument("--engine", action=_RemovedEngine, help=argparse.SUPPRESS)
     parser.add_argument(
         "--record",
         type=Path,
@@ -240,7 +243,19 @@ def _adapter_argv(adapter: str | None, timeout: float) -> tuple[str, ...] | None
 def _tables(args: argparse.Namespace, hits: Any, conditions: Any) -> None:
     if args.verbose:
         print(coverage.table(hits))
-        print(format_table(conditions, condition_gate.LISTED))
+        print(format_table(conditions))
+
+
+def coverage_line(hits: Any, conditions: Any) -> str:
+    """What the walk covered: (operation, outcome) pairs and the model's condition outcomes."""
+    required = coverage.required_pairs()
+    seen = sum(1 for pair in required if hits[pair])
+    covered, total, _ = conditions.summary()
+    return (
+        f"coverage: {seen}/{len(required)} required (operation, outcome) pairs, "
+        f"{len(hits)} pairs in all; {covered}/{total} condition outcomes over "
+        f"{len(conditions.decisions)} decisions"
+    )
 
 
 def _outputs(args: argparse.Namespace) -> list[tuple[str, Path | None]]:
@@ -272,15 +287,12 @@ def _report(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name: str
     result = outcome.result
     status = EXIT_OK
     jobs = f"; {plan.jobs} jobs" if plan.jobs > 1 else ""
-    jobs += f"; engine {plan.engine}"
     part = f"; shard {plan.shard[0]}/{plan.shard[1]}" if plan.shard[1] > 1 else ""
     cpu_rate = result.steps / result.cpu_seconds if result.cpu_seconds else 0.0
     print(
         f"explore: {name}{jobs}{part}; last seed {result.seed}; {result.steps} steps in "
         f"{outcome.wall_seconds:.2f} s ({outcome.steps_per_second:,.0f} steps/s wall, "
-        f"{cpu_rate:,.0f} steps/s CPU)"
-        + (f"; {result.swept} edge-sweep examples" if result.swept else "")
-        + (f"; {result.aimed} aimed examples at outcomes still missing" if result.aimed else "")
+        f"{cpu_rate:,.0f} steps/s CPU); {result.examples} examples"
         + (
             f"; {result.steered} number literals steered off the declared difference"
             if plan.steer_declared
@@ -288,7 +300,7 @@ def _report(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name: str
         )
     )
     _tables(args, result.coverage, result.conditions)
-    print(condition_gate.summary(result.conditions))
+    print(coverage_line(result.coverage, result.conditions))
     if outcome.signal is not None:
         return _interrupted(outcome, args, plan, name)
     if result.error is not None:
@@ -337,27 +349,7 @@ def _report(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name: str
         return written
     if status != EXIT_OK:
         return status
-    minimum = plan.min_hits
-    short = coverage.missing(result.coverage, minimum) if minimum and plan.shard[1] == 1 else []
-    if short:
-        print(f"explore: coverage below the {args.budget} minimum of {minimum}:", file=sys.stderr)
-        for (op, code), hits in short:
-            print(f"  {op} {code}: {hits}", file=sys.stderr)
-        return EXIT_FAILED
-    unseen = condition_gate.missing(result.conditions) if minimum and plan.shard[1] == 1 else []
-    if unseen:
-        print(
-            f"explore: {len(unseen)} reachable condition outcomes never seen ({args.budget} "
-            "requires all):",
-            file=sys.stderr,
-        )
-        for key in unseen:
-            print(f"  {key}", file=sys.stderr)
-        return EXIT_FAILED
-    if plan.shard[1] > 1 and minimum:
-        print("explore: no divergence in this shard (coverage minimum judged by --merge)")
-    else:
-        print("explore: no divergence")
+    print("explore: no divergence")
     return EXIT_OK
 
 
@@ -368,7 +360,8 @@ def _interrupted(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name
     found = "" if result.failure is None else f"; a {result.failure.kind} was found, not shrunk"
     print(
         f"explore: interrupted by {signal.Signals(outcome.signal).name} after "
-        f"{result.steps} steps (seed {plan.seed}){found}; the results are incomplete",
+        f"{result.examples} examples, {result.steps} steps (seed {plan.seed}){found}; the "
+        "results are incomplete",
         file=sys.stderr,
     )
     built = report.build(plan, outcome, budget=args.budget, adapter=name, vector=None)
@@ -383,27 +376,11 @@ def _merge(args: argparse.Namespace) -> int:
     except report.ReportError as err:
         raise UsageError(f"--merge: {err}") from None
     merged = report.merge(reports)
-    print(
-        f"explore --merge: {len(reports)} reports, {merged.steps} steps"
-        + (f"; {merged.swept} edge-sweep examples" if merged.swept else "")
-        + (f"; {merged.aimed} aimed examples" if merged.aimed else "")
-    )
+    print(f"explore --merge: {len(reports)} reports, {merged.steps} steps")
     _tables(args, merged.coverage, merged.conditions)
-    print(condition_gate.summary(merged.conditions))
+    print(coverage_line(merged.coverage, merged.conditions))
     for problem in merged.problems:
         print(f"explore --merge: {problem}", file=sys.stderr)
-    if merged.short:
-        print(f"explore --merge: coverage below the minimum of {merged.min_hits}:", file=sys.stderr)
-        for (op, code), hits in merged.short:
-            print(f"  {op} {code}: {hits}", file=sys.stderr)
-    if merged.unseen:
-        print(
-            f"explore --merge: {len(merged.unseen)} reachable condition outcomes never seen in "
-            "any shard (the budget requires all):",
-            file=sys.stderr,
-        )
-        for key in merged.unseen:
-            print(f"  {key}", file=sys.stderr)
     written = _write_reports(args, merged.to_json())
     if written is not None:
         return written
@@ -430,8 +407,6 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
         if args.merge:
             return _merge(args)
-        if args.engine == "prng" and (unsupported := prng_engine_unsupported()):
-            raise UsageError(unsupported)
         _check_outputs(args)
         adapter = _adapter_argv(args.adapter, args.timeout)
         _start_record(args)
@@ -447,12 +422,9 @@ def main(argv: list[str] | None = None) -> int:
         seed=random.randrange(2**32) if args.seed is None else args.seed,
         jobs=args.jobs,
         shard=args.shard,
-        rounds=budget.rounds,
-        min_hits=budget.min_hits,
         shrink=not args.no_shrink,
         pipeline=not args.no_pipeline,
         adapter=adapter,
-        engine=args.engine,
         timeout=args.timeout,
         exclude_tags=tuple(dict.fromkeys(args.exclude_tags)),
         record=None if args.record is None else str(args.record),
@@ -464,7 +436,6 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    use_cache_directory()  # Hypothesis's caches, not the working directory
     shown = Progress(
         "explore",
         sum(plan.stream_examples(g) for g in plan.streams()),

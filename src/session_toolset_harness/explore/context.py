@@ -1,6 +1,5 @@
 """What one exploration run shares between its examples: the SUT, digest labels, coverage and
-the last divergence (Hypothesis replays the shrunk example last, so the last one recorded is the
-minimal one)."""
+the last divergence (the replay of the failing example runs last)."""
 
 from __future__ import annotations
 
@@ -38,7 +37,7 @@ class Divergence:
     """Every request of the example after its ``reset``, in the order sent (operations, their
     observations, the end-of-example probe), up to the one that diverged: what the SUT saw."""
     flaky: str | None = None
-    """Set when the divergence did not reproduce when Hypothesis replayed its example: what
+    """Set when the divergence did not reproduce when its example was replayed: what
     replaying gave.  A flaky divergence is reported `literal`."""
     literal: bool = False
     """The vector is the literal `exchange`: no replay of the operations alone reproduced the
@@ -54,7 +53,7 @@ class Divergence:
 
 
 class DivergenceError(AssertionError):
-    """Raised inside the machine; Hypothesis shrinks on it."""
+    """Raised inside the machine: the example ends there."""
 
 
 @dataclass
@@ -71,8 +70,8 @@ class RunContext:
     window: int = 1
     """Requests outstanding before their replies are read; 1: every step is checked before the
     next one is generated (its own requests still go out at once).  More overlaps the SUT's work
-    with the explorer's, but a divergence then surfaces only at the window's end, which leaves
-    Hypothesis's shrinker more to cut (it must stay one deterministic function of the draws)."""
+    with the explorer's, but a divergence then surfaces only at the window's end (the failing
+    example is replayed with a window of one before it is shrunk)."""
     on_divergence: Callable[[], None] | None = None
     """Called at the first divergence of the run, before any shrinking."""
     steer_declared: bool = False
@@ -81,11 +80,11 @@ class RunContext:
     steered: int = 0
     """Number literals replaced by that steering over the run."""
     examples_done: int = 0
-    """Examples finished so far (random, edge-sweep and aimed ones alike)."""
+    """Examples finished so far."""
     watch: Callable[[RunContext], None] | None = None
     """Called after every example (progress, and the partial result of an interrupted run)."""
     first_failure: Divergence | None = None
-    """The first divergence of the run, kept whatever Hypothesis's replays do next (`failure`
+    """The first divergence of the run, kept whatever the replay does next (`failure`
     is the last example's, None when the final replay passed: a flaky implementation)."""
 
     def diverged(self, failure: Divergence) -> None:

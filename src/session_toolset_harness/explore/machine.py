@@ -1,4 +1,4 @@
-"""The stateful model-based test: a Hypothesis RuleBasedStateMachine that drives a system under
+"""The stateful model-based test: a rule-based state machine (`draw`) that drives a system under
 test and the model's oracle side by side, one PROTOCOL.md request per rule.
 
 Every step is checked by `observe.Observer` (pipelined): (1) the reply — code and payload, by the
@@ -17,25 +17,19 @@ from __future__ import annotations
 
 from typing import Any
 
-import hypothesis.strategies as st
-from hypothesis.stateful import (
-    Bundle,
-    initialize,
-    multiple,
-    rule,
-)
 from session_toolset_model.conditions import RecordingAlgebra
 from session_toolset_model.world import World
 
 from ..conform.jsonio import RawLine
 from ..declared_difference import steer_line, steer_value
+from . import draw as st
 from . import pools
 from . import strategies as gen
 from .context import RunContext
+from .draw import Bundle, initialize, multiple, rule
+from .macros import GenerationEdgeRules
 from .observe import Observer
 from .protocol_rules import Request, WholeProtocolRules, expect_and_encode
-from .rule_choice import OneDrawRuleStrategy
-from .steering import GenerationEdgeRules
 
 Reply = dict[str, Any]
 MAX = pools.MAX_GENERATION
@@ -78,7 +72,7 @@ flavors = st.sampled_from([0, 0, 1, 2])
 
 class ExploreMachine(WholeProtocolRules, GenerationEdgeRules):
     """One example: reset both sides, then a sequence of rules (these and, inherited, the
-    whole-protocol rules of `protocol_rules` and the decision-steering macros of `steering`)."""
+    whole-protocol rules of `protocol_rules`)."""
 
     tools = Bundle("tools")
     sessions = Bundle("sessions")
@@ -87,9 +81,8 @@ class ExploreMachine(WholeProtocolRules, GenerationEdgeRules):
 
     def __init__(self, ctx: RunContext) -> None:
         super().__init__()
-        self._rules_strategy = OneDrawRuleStrategy(self)  # one choice per step's rule
         self.ctx = ctx
-        ctx.failure = None  # the last example run (Hypothesis's final replay) decides
+        ctx.failure = None  # the last example run (the failing example's replay) decides
         self.world = World(alg=RecordingAlgebra(ctx.conditions))  # the model package's world
         # The comparison core (observe.py): replies, observable state, no partial mutation.
         self.observer = Observer(ctx, self.world.answer, lambda: self.world.oracle.state)

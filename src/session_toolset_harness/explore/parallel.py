@@ -1,21 +1,16 @@
 """``--jobs N`` and ``--shard K/N``: one exploration split into seed streams.
 
 A run is ``T`` streams (``T = jobs x shards``).  Stream ``g`` (0-based; shard ``K`` of ``N`` with
-``M`` jobs owns streams ``(K-1)*M`` to ``K*M-1``) runs, in round ``r``, Hypothesis seed
-``seed + r*T + g`` with its share of the examples (``examples // T``, the first
-``examples % T`` streams one more).  With one stream this is exactly the single-process run:
-seed ``seed``, then ``seed + 1``, ... per round.  So a run is reproducible from ``--seed``,
-``--jobs`` and ``--shard``, and the shards of a CI matrix together run what ``--jobs T`` runs in
-its first round.
+``M`` jobs owns streams ``(K-1)*M`` to ``K*M-1``) runs seed ``seed + g`` with its share
+of the examples (``examples // T``, the first ``examples % T`` streams one more).  With one stream
+this is exactly the single-process run.  So a run is reproducible from ``--seed``, ``--jobs`` and
+``--shard``, and the shards of a CI matrix together run what ``--jobs T`` runs.
 
 With ``--jobs`` above 1 every stream is a worker process (``spawn``: a fresh interpreter that
-shares no state with the parent; the constants Hypothesis mixes into its draws are fixed anyway,
-`spec_constants`) with its own system under test (its own adapter child process, or its own
-in-process reference).  Coverage tables are summed.  The first worker to find a divergence
-announces it; the others are stopped at once (their adapter processes killed), while the finder
-shrinks it; when several diverge, the lowest stream wins.  Rounds (a coverage minimum unmet) run
-all streams again; a shard runs one round only, and its coverage minimum is judged on the merged
-reports (``--merge``).
+shares no state with the parent) with its own system under test (its own adapter child process,
+or its own in-process reference).  Coverage tables are summed.  The first worker to find a
+divergence announces it; the others are stopped at once (their adapter processes killed), while
+the finder shrinks it; when several diverge, the lowest stream wins.
 """
 
 from __future__ import annotations
@@ -33,13 +28,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..corpus import coverage as condition_gate
 from ..declared_difference import DECLARED_DIFFERENCE
 from ..interrupt import Interrupted, raising_on_signals
 from ..trace.record import TraceWriter
-from . import coverage
 from .context import RunContext
-from .prng_engine import DEFAULT_ENGINE
 from .run import ExploreResult, explore, partial_result
 from .sut import REQUEST_TIMEOUT_SECONDS, AdapterSut, InProcessSut, RecordingSut, Sut, SutFailure
 
@@ -61,14 +53,10 @@ class Plan:
     seed: int
     jobs: int = 1
     shard: tuple[int, int] = (1, 1)
-    rounds: int = 1
-    min_hits: int = 0
     shrink: bool = True
     pipeline: bool = True
     adapter: tuple[str, ...] | None = None
     """None: the reference implementation in-process."""
-    engine: str = DEFAULT_ENGINE
-    """What draws the examples (`prng_engine.ENGINES`)."""
     timeout: float = REQUEST_TIMEOUT_SECONDS
     """Seconds an adapter may take to answer one request (``--timeout``)."""
     exclude_tags: tuple[str, ...] = ()
@@ -89,16 +77,12 @@ class Plan:
         first = (self.shard[0] - 1) * self.jobs
         return list(range(first, first + self.jobs))
 
-    def stream_seed(self, stream: int, round_: int) -> int:
-        return self.seed + round_ * self.total_streams + stream
+    def stream_seed(self, stream: int) -> int:
+        return self.seed + stream
 
     def stream_examples(self, stream: int) -> int:
         share, extra = divmod(self.examples, self.total_streams)
         return share + (1 if stream < extra else 0)
-
-    @property
-    def round_count(self) -> int:
-        return 1 if self.shard[1] > 1 else max(self.rounds, 1)
 
 
 @dataclass
@@ -114,7 +98,7 @@ class StreamRun:
 
 @dataclass
 class PlanResult:
-    """The merged result of every stream and round."""
+    """The merged result of every stream."""
 
     result: ExploreResult
     wall_seconds: float
@@ -137,10 +121,10 @@ Watch = Callable[[int, RunContext], None]
 
 
 def _one_stream(
-    plan: Plan, stream: int, round_: int, found: Any, suts: list[Sut], watch: Watch | None = None
+    plan: Plan, stream: int, found: Any, suts: list[Sut], watch: Watch | None = None
 ) -> tuple[ExploreResult, int | None]:
     """One stream's result, and the signal that interrupted it (its result then partial)."""
-    seed = plan.stream_seed(stream, round_)
+    seed = plan.stream_seed(stream)
     sut = make_sut(plan.adapter, plan.timeout)
     suts.append(sut)
     with contextlib.ExitStack() as stack:
@@ -148,20 +132,19 @@ def _one_stream(
         if plan.record is not None:
             out = stack.enter_context(open(plan.record, "a", encoding="utf-8"))
             target = RecordingSut(sut, TraceWriter(out), f"seed {seed}/")
-        return _explore_stream(plan, stream, round_, found, sut, target, watch)
+        return _explore_stream(plan, stream, found, sut, target, watch)
 
 
 def _explore_stream(
     plan: Plan,
     stream: int,
-    round_: int,
     found: Any,
     sut: Sut,
     target: Sut,
     watch: Watch | None,
 ) -> tuple[ExploreResult, int | None]:
     """`_one_stream` on ``target`` (``sut`` itself, or ``sut`` recorded by ``--record``)."""
-    seed = plan.stream_seed(stream, round_)
+    seed = plan.stream_seed(stream)
     live: list[RunContext] = []
     started = time.perf_counter()
 
@@ -180,8 +163,6 @@ def _explore_stream(
             shrink=plan.shrink,
             pipeline=plan.pipeline,
             on_divergence=None if found is None else (lambda: found.put(("found", stream))),
-            min_hits=plan.min_hits,
-            engine=plan.engine,
             steer_declared=plan.steer_declared,
             watch=seen,
         ), None
@@ -192,7 +173,7 @@ def _explore_stream(
         _kill(sut)
         seconds = time.perf_counter() - started
         if not live:
-            return _stopped(plan, stream, round_), stop.signum
+            return _stopped(plan, stream), stop.signum
         return partial_result(live[0], seed, seconds), stop.signum
     finally:
         sut.close()
@@ -220,8 +201,8 @@ def _watch_parent(suts: list[Sut]) -> None:
     threading.Thread(target=wait, name="watch-parent", daemon=True).start()
 
 
-def _worker(plan: Plan, stream: int, round_: int, events: Any) -> None:
-    """A worker process: one stream of one round; its result goes back through ``events``,
+def _worker(plan: Plan, stream: int, events: Any) -> None:
+    """A worker process: one stream; its result goes back through ``events``,
     and its progress every `PROGRESS_SECONDS`.
 
     SIGTERM (another worker diverged, or the run was interrupted) kills its adapter process and
@@ -241,7 +222,7 @@ def _worker(plan: Plan, stream: int, round_: int, events: Any) -> None:
     signum: int | None = None
     try:
         with raising_on_signals(signals=(signal.SIGTERM,)):
-            result, signum = _one_stream(plan, stream, round_, events, suts, progress)
+            result, signum = _one_stream(plan, stream, events, suts, progress)
     except Exception as err:  # report, never die silently: the parent waits for "done"
         result = ExploreResult(
             Counter(),
@@ -249,7 +230,7 @@ def _worker(plan: Plan, stream: int, round_: int, events: Any) -> None:
             0,
             0.0,
             0.0,
-            plan.stream_seed(stream, round_),
+            plan.stream_seed(stream),
             {},
             f"worker {stream} failed: {type(err).__name__}: {err}",
         )
@@ -258,25 +239,25 @@ def _worker(plan: Plan, stream: int, round_: int, events: Any) -> None:
     events.join_thread()
 
 
-def _stopped(plan: Plan, stream: int, round_: int) -> ExploreResult:
-    return ExploreResult(Counter(), None, 0, 0.0, 0.0, plan.stream_seed(stream, round_), {})
+def _stopped(plan: Plan, stream: int) -> ExploreResult:
+    return ExploreResult(Counter(), None, 0, 0.0, 0.0, plan.stream_seed(stream), {})
 
 
 Progress = Callable[[int], None]
-"""Told the examples finished so far in the current round, over all streams."""
+"""Told the examples finished so far, over all streams."""
 
 
-def _round_in_workers(
-    plan: Plan, round_: int, progress: Progress | None = None
+def _in_workers(
+    plan: Plan, progress: Progress | None = None
 ) -> tuple[dict[int, tuple[ExploreResult, bool]], int | None]:
-    """One round, one worker process per stream, and the signal that interrupted it, if one
+    """One worker process per stream, and the signal that interrupted it, if one
     did (every worker is then stopped, and what each found so far comes back).  At the first
     divergence announced, every other worker still running is stopped (its coverage is lost:
     the verdict is decided); the finder goes on to shrink."""
     context = multiprocessing.get_context("spawn")
     events = context.Queue()
     workers = {
-        g: context.Process(target=_worker, args=(plan, g, round_, events), daemon=True)
+        g: context.Process(target=_worker, args=(plan, g, events), daemon=True)
         for g in plan.streams()
     }
     for process in workers.values():
@@ -291,7 +272,7 @@ def _round_in_workers(
             if h not in done and h not in finders and process.is_alive():
                 process.terminate()
                 process.join(timeout=10.0)
-                done[h] = (_stopped(plan, h, round_), True)
+                done[h] = (_stopped(plan, h), True)
 
     def take(message: tuple[Any, ...]) -> None:
         if message[0] == "progress":
@@ -315,7 +296,7 @@ def _round_in_workers(
                 for g, process in workers.items():
                     if g not in done and not process.is_alive():
                         error = f"worker {g} died (exit code {process.exitcode})"
-                        failed = _stopped(plan, g, round_)
+                        failed = _stopped(plan, g)
                         failed.error = error
                         done[g] = (failed, False)
                 continue
@@ -336,7 +317,7 @@ def _round_in_workers(
             if message[0] == "done" and message[1] not in done:
                 done[message[1]] = (message[2], True)
         for g in workers:
-            done.setdefault(g, (_stopped(plan, g, round_), True))
+            done.setdefault(g, (_stopped(plan, g), True))
     finally:
         for process in workers.values():
             process.join(timeout=STOP_SECONDS)
@@ -347,69 +328,56 @@ def _round_in_workers(
 
 
 def run_plan(plan: Plan, progress: Progress | None = None) -> PlanResult:
-    """Every round of every stream of ``plan``; stops at the first divergence or error, when
-    the coverage minimum is met on the merged table, or at SIGINT/SIGTERM (inside
-    `interrupt.raising_on_signals`: the result is then what the streams found so far, with
-    ``signal`` set).  ``progress``: told the examples finished in the current round."""
+    """Every stream of ``plan``; stops at the first divergence or error, or at SIGINT/SIGTERM
+    (inside `interrupt.raising_on_signals`: the result is then what the streams found so far,
+    with ``signal`` set).  ``progress``: told the examples finished so far."""
     started = time.perf_counter()
     total = ExploreResult(Counter(), None, 0, 0.0, 0.0, plan.seed, {})
     runs: list[StreamRun] = []
     failing: int | None = None
-    signum: int | None = None
-    for round_ in range(plan.round_count):
-        if plan.total_streams == 1:
-            g = plan.streams()[0]
+    if plan.total_streams == 1:
+        g = plan.streams()[0]
 
-            def watch(_stream: int, ctx: RunContext) -> None:
-                if progress is not None:
-                    progress(ctx.examples_done)
+        def watch(_stream: int, ctx: RunContext) -> None:
+            if progress is not None:
+                progress(ctx.examples_done)
 
-            result, signum = _one_stream(plan, g, round_, None, [], watch)
-            results = {g: (result, signum is not None)}
-        else:
-            results, signum = _round_in_workers(plan, round_, progress)
-        for g in sorted(results):
-            result, stopped = results[g]
-            runs.append(
-                StreamRun(
-                    g,
-                    result.seed,
-                    # an interrupted stream ran only part of its examples
-                    min(result.examples_done, plan.stream_examples(g))
-                    if stopped
-                    else plan.stream_examples(g),
-                    result.steps,
-                    result.cpu_seconds,
-                    result.failure is not None,
-                    stopped,
-                )
+        result, signum = _one_stream(plan, g, None, [], watch)
+        results = {g: (result, signum is not None)}
+    else:
+        results, signum = _in_workers(plan, progress)
+    for g in sorted(results):
+        result, stopped = results[g]
+        runs.append(
+            StreamRun(
+                g,
+                result.seed,
+                result.examples,
+                result.steps,
+                result.cpu_seconds,
+                result.failure is not None,
+                stopped,
             )
-            total.coverage.update(result.coverage)
-            total.conditions.merge(result.conditions)
-            total.steps += result.steps
-            total.aimed += result.aimed
-            total.swept += result.swept
-            total.steered += result.steered
-            total.cpu_seconds += result.cpu_seconds
-            total.digests = total.digests or result.digests
-            if result.failure is not None and total.failure is None:
-                total.failure, total.preflight, total.seed = (
-                    result.failure,
-                    result.preflight,
-                    result.seed,
-                )
-                total.digests = result.digests or total.digests
-                failing = g
-            if result.error is not None and total.error is None:
-                total.error = f"stream {g} (seed {result.seed}): {result.error}"
-        if total.failure is None:
-            total.seed = plan.stream_seed(plan.streams()[-1], round_)
-        if total.failure is not None or total.error is not None or signum is not None:
-            break
-        if not coverage.missing(total.coverage, plan.min_hits) and not (
-            plan.min_hits and condition_gate.missing(total.conditions)
-        ):
-            break
+        )
+        total.coverage.update(result.coverage)
+        total.conditions.merge(result.conditions)
+        total.steps += result.steps
+        total.examples += result.examples
+        total.steered += result.steered
+        total.cpu_seconds += result.cpu_seconds
+        total.digests = total.digests or result.digests
+        if result.failure is not None and total.failure is None:
+            total.failure, total.preflight, total.seed = (
+                result.failure,
+                result.preflight,
+                result.seed,
+            )
+            total.digests = result.digests or total.digests
+            failing = g
+        if result.error is not None and total.error is None:
+            total.error = f"stream {g} (seed {result.seed}): {result.error}"
+    if total.failure is None:
+        total.seed = plan.stream_seed(plan.streams()[-1])
     wall = time.perf_counter() - started
     total.seconds = wall
     return PlanResult(total, wall, runs, failing, signum)

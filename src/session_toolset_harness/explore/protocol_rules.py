@@ -12,17 +12,16 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-import hypothesis.strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, rule
 from session_toolset_model.world import World
 from session_toolset_model.world.alias import aliases
 from session_toolset_model.world.fields import Fields, derived_id
 from session_toolset_model.world.json_text import INT_MAX, INT_MIN
 
 from ..conform.jsonio import RawLine, encode_value_line
+from . import draw as st
 from . import pools
 from . import strategies as gen
-from .steering import by_outcome
+from .draw import RuleBasedStateMachine, rule
 
 Reply = dict[str, Any]
 Request = Reply | RawLine
@@ -243,6 +242,28 @@ ABSENT_ID: Final = "wild:absent"
 """An upsert's ``replaced`` naming no record (fresh ids never take it): nothing to replace."""
 
 
+PURE_WORLD: Final = World()
+"""Answers the ops whose reply depends on their fields alone (identity parsing, `hello`,
+`carry_forward_enabled`): the model deciding which class a candidate falls in.  Never the
+compared world, so it records no condition and changes no state that is observed."""
+CANDIDATES: Final = 6
+
+
+def by_outcome(
+    data: st.DataObject, candidates: st.SearchStrategy[Reply], accepted: bool, label: str
+) -> Reply:
+    """A request from ``candidates`` that the model accepts (or rejects, as ``accepted``
+    says): up to `CANDIDATES` draws, the last kept if none falls in the wanted class.  Rare
+    outcomes of a field-only op (a valid ToolId text among mostly hostile ones) then come as
+    often as common ones, without the generator knowing which texts are valid."""
+    request = data.draw(candidates, label=label)
+    for _ in range(CANDIDATES - 1):
+        if (PURE_WORLD.handle(request).get("ok") is True) == accepted:
+            break
+        request = data.draw(candidates, label=label)
+    return request
+
+
 def fresh_id(world: World, stem: str, taken: list[str] | None = None) -> str:
     """The first ``stem<N>`` that no record of ``world`` (and nothing in ``taken``) holds."""
     present = world.observe()["records"]
@@ -321,10 +342,6 @@ class WholeProtocolRules(RuleBasedStateMachine):
     def faulty_request(self, data: st.DataObject) -> None:
         self.faulty_fields(data)
 
-    def missing_fields(self, op: str) -> None:
-        """``op`` with none of its fields (an aimed example's recipe for its ``Protocol``)."""
-        self.step({"op": op})
-
     def faulty_fields(self, data: st.DataObject) -> None:
         """A request with one, two or three faulty fields: the first in row order decides.
 
@@ -357,7 +374,7 @@ class WholeProtocolRules(RuleBasedStateMachine):
     def identity_probe(self, data: st.DataObject) -> None:
         """Every identity op once.  For the ops answered from their fields
         alone, the outcome class (accepted or rejected) is drawn and the model picks a candidate
-        of that class (`steering.by_outcome`): most raw texts are hostile by design, so a valid
+        of that class (`by_outcome`): most raw texts are hostile by design, so a valid
         one would otherwise be rare."""
         for op in IDENTITY_SWEEP:
             if op in PURE_CANDIDATES:

@@ -1,8 +1,8 @@
 """Shrinking a person can read: drop the requests that do not influence the divergence, then
 simplify the values of those left.
 
-Hypothesis shrinks the *rules* of a failing example; a macro rule still sends several requests,
-most of which may not matter.  `reduce` replays the shrunk request sequence from ``reset``
+A failing example's rules send many requests (a macro rule several), most of which may not
+matter.  `reduce` replays the request sequence from ``reset``
 against the system under test and a fresh expected world, and greedily removes chunks of
 requests (halves, then quarters, ... then single requests) for as long as the remaining sequence
 still diverges at the same operation (an exact grant's generation follows the catalog
@@ -106,7 +106,7 @@ def reduce(sut: Sut, failure: Divergence, *, values: bool = True) -> Divergence:
         return None
 
     first = still(requests)
-    if first is None:  # not reproducible outside Hypothesis: keep what it found
+    if first is None:  # not reproducible by its operations alone: keep what it found
         return failure
     best = _drop(first, still, lambda: budget > 0)
     if not values:

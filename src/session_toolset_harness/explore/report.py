@@ -2,7 +2,7 @@
 and the ``--junit`` and ``--summary`` renderings of a report (`junit`, `markdown`), single or
 merged (`Merged.to_json` is a report of the same format, shard 1/1).
 
-A report carries the plan (seed, jobs, shard, budget, profile minimum), the coverage table, the
+A report carries the plan (seed, jobs, shard, budget), the coverage table, the
 condition table (per decision of the model: the condition outcomes seen with their counts, and
 the operand vectors of a conjunction or disjunction, from which MC/DC's "decides alone" is
 resolved), the verdict and, on a divergence, its reason, whether it reproduced on replay
@@ -10,8 +10,7 @@ resolved), the verdict and, on a divergence, its reason, whether it reproduced o
 sums the coverage tables, unions the condition tables (so an outcome decided by two
 evaluations that two shards saw counts, exactly as `--jobs` merges its workers), checks that the
 shards of one plan are all there exactly once, and gives one verdict: any divergence or error
-fails, and so does a minimum unmet by the merged tables - the op-coverage minimum and, for a
-profile with one, the condition gate (`condition_gate`: every outcome not proved unreachable).
+fails.  Coverage is reported, not judged: the corpus's fixed vectors are what must cover.
 """
 
 from __future__ import annotations
@@ -27,18 +26,17 @@ from typing import Any
 from session_toolset_model.conditions import OUTCOMES, ConditionTable
 
 from ..conform.junit import display_path, xml_safe
-from ..corpus import coverage as condition_gate
 from ..envelope import envelope
 from ..summary import code_block, table
-from . import coverage
 from .parallel import Plan, PlanResult
 from .vectorize import describe
 
 FORMAT = "session-toolset explore report"
-FORMAT_VERSION = 3
-"""3: the common envelope (`envelope`), ``profile`` renamed ``budget``, the divergence's
-shrunk sequence as text and the declared-difference steering; 2 added the condition table."""
-VERDICTS = ("pass", "divergence", "error", "coverage", "incomplete")
+FORMAT_VERSION = 4
+"""4: one engine, no coverage minimum (``min_hits``, ``engine``, ``aimed_examples``,
+``swept_examples`` and the ``coverage`` verdict gone), ``counts.examples`` the examples run;
+3: the common envelope (`envelope`); 2 added the condition table."""
+VERDICTS = ("pass", "divergence", "error", "incomplete")
 
 
 class ReportError(ValueError):
@@ -62,23 +60,18 @@ def build(
 ) -> dict[str, Any]:
     result = outcome.result
     failure = result.failure
-    examples = sum(r.examples for r in outcome.runs)  # run, not planned (an interruption)
-    stopped = None
-    if outcome.signal is not None:
-        stopped = f"interrupted by {_signal_name(outcome.signal)} after {examples} examples"
+    stopped = None if outcome.signal is None else f"interrupted by {_signal_name(outcome.signal)}"
     if failure is not None:
         verdict = "divergence"
     elif result.error is not None:
         verdict = "error"
     elif stopped is not None:
         verdict = "incomplete"
-    elif plan.shard[1] == 1 and plan.min_hits and _short(result.coverage, result.conditions, plan):
-        verdict = "coverage"
     else:
         verdict = "pass"
     counts = _counts(
         result.steps,
-        examples,
+        result.examples,
         int(failure is not None),
         int(result.error is not None),
         result.steered,
@@ -95,12 +88,8 @@ def build(
         "shard": list(plan.shard),
         "examples": plan.examples,
         "steps_per_example": plan.steps,
-        "min_hits": plan.min_hits,
         "pipeline": plan.pipeline,
-        "engine": plan.engine,
         "steps": result.steps,
-        "aimed_examples": result.aimed,
-        "swept_examples": result.swept,
         "wall_seconds": round(outcome.wall_seconds, 3),
         "cpu_seconds": round(result.cpu_seconds, 3),
         "error": result.error,
@@ -131,10 +120,6 @@ def build(
         "coverage": [[op, code, hits] for (op, code), hits in sorted(result.coverage.items())],
         "conditions": conditions_json(result.conditions),
     }
-
-
-def _short(hits: Counter[tuple[str, str]], table: ConditionTable, plan: Plan) -> bool:
-    return bool(coverage.missing(hits, plan.min_hits) or condition_gate.missing(table))
 
 
 def conditions_json(table: ConditionTable) -> list[dict[str, Any]]:
@@ -213,8 +198,7 @@ def _check_shape(report: dict[str, Any]) -> None:
             raise ValueError("coverage row")
     if report["verdict"] not in VERDICTS:
         raise ValueError("verdict")
-    for key in ("steps", "min_hits", "swept_examples", "aimed_examples"):
-        int(report[key])
+    int(report["steps"])
     missing = [key for key in _PLAN_KEYS if key not in report]
     if missing:
         raise KeyError(missing[0])
@@ -229,20 +213,12 @@ class Merged:
     steps: int
     problems: list[str]
     """Why the merged verdict fails: divergences, errors, missing or repeated shards."""
-    short: list[tuple[tuple[str, str], int]]
-    min_hits: int
     conditions: ConditionTable
-    unseen: list[str]
-    """Condition outcomes the merged table misses (judged when the profile has a minimum)."""
-    swept: int = 0
-    """Edge-sweep examples over the reports (each shard sweeps: `edge_sweep` is per stream)."""
-    aimed: int = 0
-    """Aimed examples over the reports."""
     reports: list[tuple[Path, dict[str, Any]]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not self.problems and not self.short and not self.unseen
+        return not self.problems
 
     @property
     def complete(self) -> bool:
@@ -260,7 +236,7 @@ class Merged:
             return "incomplete"
         if self.problems:
             return "error"
-        return "coverage" if self.short or self.unseen else "pass"
+        return "pass"
 
     def to_json(self) -> dict[str, Any]:
         """The merged run as one explore report (shard 1/1; ``merged_from`` names its inputs)."""
@@ -284,8 +260,6 @@ class Merged:
             "shard": [1, 1],
             "merged_from": [str(p) for p, _ in self.reports],
             "steps": self.steps,
-            "aimed_examples": self.aimed,
-            "swept_examples": self.swept,
             "wall_seconds": max(float(r["wall_seconds"]) for _, r in self.reports),
             "cpu_seconds": round(sum(float(r["cpu_seconds"]) for _, r in self.reports), 3),
             "error": next((r["error"] for _, r in self.reports if r["error"]), None),
@@ -306,9 +280,7 @@ _PLAN_KEYS = (
     "jobs",
     "examples",
     "steps_per_example",
-    "min_hits",
     "pipeline",
-    "engine",
 )
 """Plan fields a merged report takes from its first input (the shards of one plan agree)."""
 
@@ -317,15 +289,13 @@ def merge(reports: list[tuple[Path, dict[str, Any]]]) -> Merged:
     hits: Counter[tuple[str, str]] = Counter()
     conditions = ConditionTable()
     problems: list[str] = []
-    steps = swept = aimed = 0
+    steps = 0
     plans: dict[tuple[Any, ...], list[int]] = {}
     for path, report in reports:
         for op, code, count in report["coverage"]:
             hits[(op, code)] += count
         conditions.merge(conditions_from_json(report["conditions"]))
         steps += int(report["steps"])
-        swept += int(report["swept_examples"])
-        aimed += int(report["aimed_examples"])
         if report["verdict"] == "divergence":
             found = report["divergence"] or {}
             problems.append(
@@ -344,40 +314,20 @@ def merge(reports: list[tuple[Path, dict[str, Any]]]) -> Merged:
             report["examples"],
             report["steps_per_example"],
             report["shard"][1],
-            report["engine"],
         )
         plans.setdefault(key, []).append(int(report["shard"][0]))
-    for (_adapter, seed, jobs, _e, _s, n, engine), shards in sorted(plans.items(), key=str):
+    for (_adapter, seed, jobs, _e, _s, n), shards in sorted(plans.items(), key=str):
         counts = Counter(shards)
         missing = [k for k in range(1, n + 1) if k not in counts]
         repeated = sorted(k for k, c in counts.items() if c > 1)
-        # The engine is named: shards of two engines are two plans, each missing its shards.
-        label = f"seed {seed}, --jobs {jobs}, engine {engine}, {n} shards"
+        label = f"seed {seed}, --jobs {jobs}, {n} shards"
         if missing:
             problems.append(f"{label}: shard(s) {', '.join(f'{k}/{n}' for k in missing)} missing")
         if repeated:
             problems.append(
                 f"{label}: shard(s) {', '.join(f'{k}/{n}' for k in repeated)} given more than once"
             )
-    minimum = max((int(r["min_hits"]) for _, r in reports), default=0)
-    short = coverage.missing(hits, minimum) if minimum else []
-    unseen = condition_gate.missing(conditions) if minimum else []
-    return Merged(
-        hits, steps, problems, short, minimum, conditions, unseen, swept, aimed, list(reports)
-    )
-
-
-def _shortfall(report: dict[str, Any]) -> list[str]:
-    """The coverage minimum's shortfalls of a whole-plan report (none for a shard alone)."""
-    minimum = int(report["min_hits"])
-    if not minimum or report["shard"][1] != 1:
-        return []
-    hits: Counter[tuple[str, str]] = Counter()
-    for op, code, count in report["coverage"]:
-        hits[(op, code)] += count
-    short = [f"{op} {code}: {n} of {minimum}" for (op, code), n in coverage.missing(hits, minimum)]
-    unseen = condition_gate.missing(conditions_from_json(report["conditions"]))
-    return short + [f"condition outcome never seen: {key}" for key in unseen]
+    return Merged(hits, steps, problems, conditions, list(reports))
 
 
 def _divergence_text(divergence: dict[str, Any]) -> str:
@@ -397,8 +347,7 @@ def _diverged_in(divergence: dict[str, Any], stream: dict[str, Any]) -> bool:
 
 def junit(report: dict[str, Any]) -> ET.Element:
     """The ``--junit`` report: one testcase per seed stream (the diverging one fails, carrying
-    the shrunk sequence; one whose run stopped on an error is an error) and, when the budget has
-    a coverage minimum, one testcase for it."""
+    the shrunk sequence; one whose run stopped on an error is an error)."""
     suites = ET.Element("testsuites")
     suite = ET.SubElement(suites, "testsuite", {"name": "session-toolset explore"})
     divergence = report["divergence"]
@@ -435,13 +384,6 @@ def junit(report: dict[str, Any]) -> ET.Element:
         case = ET.SubElement(suite, "testcase", {"classname": "explore", "name": "divergence"})
         failed = ET.SubElement(case, "failure", {"message": xml_safe(str(divergence["reason"]))})
         failed.text = xml_safe(_divergence_text(divergence))
-    if int(report["min_hits"]) and report["shard"][1] == 1:
-        case = ET.SubElement(suite, "testcase", {"classname": "explore", "name": "coverage"})
-        short = _shortfall(report)
-        if short:
-            failures += 1
-            text = f"coverage below the {report['budget']} minimum"
-            ET.SubElement(case, "failure", {"message": text}).text = xml_safe("\n".join(short))
     suite.set("tests", str(len(suite.findall("testcase"))))
     suite.set("failures", str(failures))
     suite.set("errors", str(errors))
@@ -483,7 +425,6 @@ def markdown(report: dict[str, Any]) -> str:
         parts.append(f"### Divergence (seed {divergence.get('seed')})\n")
         parts.append(code_block(_divergence_text(divergence)))
     problems = list(report["problems"]) or ([report["error"]] if report["error"] else [])
-    problems += _shortfall(report)
     if problems:
         more = f" ({len(problems) - 1} more in the JSON report)" if len(problems) > 1 else ""
         parts.append(f"### First problem{more}\n")

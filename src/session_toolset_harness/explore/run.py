@@ -1,20 +1,13 @@
-"""Running the machine: settings profiles, seeding, and the result of one exploration.
+"""Running the machine: budgets, seeding, and the result of one exploration.
 
-Profiles (``--profile`` on the CLI, ``SESSION_TOOLSET_PROFILE`` under pytest):
+Budgets (``--budget`` on the CLI, ``SESSION_TOOLSET_PROFILE`` under pytest) are examples x
+steps: ``dev`` a quick look while editing, ``ci`` every CI run, ``nightly`` the long run.
 
-* ``dev`` — a quick look while editing;
-* ``ci`` — the default pytest run: bounded so the explore tests stay well under a minute on two
-  cores, and every required (operation, outcome) pair must be hit at least once;
-* ``nightly`` — long; every required pair at least 5 times.
-
-Every run is derandomized by an explicit seed (under the default ``prng`` engine each example's
-PRNG is seeded from it and the example's index, `prng_engine`; under ``hypothesis`` it is
-``hypothesis.seed``, and Hypothesis's example database is never written), and the constants
-Hypothesis mixes into its draws (either engine draws through its provider) are a fixed list
-(`spec_constants`) instead of the literals of whatever local modules the process has loaded: so the
-same seed walks the same way under ``session-toolset explore``, under pytest, from an editable or a
-regular install, and in any working directory (where the command writes nothing: `storage`; a bare
-`explore` call leaves Hypothesis's caches where Hypothesis puts them).
+The examples are drawn by seeded generators (`draw`): example ``i`` of a run seeded ``S`` is one
+deterministic function of ``S`` and ``i``, so a failing example is replayed by running it again,
+and `reduce` shrinks its requests.  The walk reports the (operation, outcome) pairs and the
+model's condition outcomes it saw; it does not steer towards the ones it missed (the corpus's
+fixed vectors cover those).
 """
 
 from __future__ import annotations
@@ -23,19 +16,12 @@ import dataclasses
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from hypothesis import HealthCheck, Phase, seed, settings
-from hypothesis.database import ExampleDatabase, InMemoryExampleDatabase
-from hypothesis.errors import Flaky, FlakyFailure, FlakyReplay, FlakyStrategyDefinition
-from hypothesis.reporting import with_reporter
-from hypothesis.stateful import run_state_machine_as_test
 from session_toolset_model.conditions import ConditionTable
 
-from ..corpus import coverage as condition_gate
-from . import coverage, pools, prng_engine
-from .aim_missing import aim_missing
+from . import pools
 from .context import (
     DigestPreflightError,
     Divergence,
@@ -43,10 +29,9 @@ from .context import (
     RunContext,
     learn_digests,
 )
+from .draw import example_random, run_example
 from .machine import ExploreMachine
-from .prng_engine import DEFAULT_ENGINE, ENGINES
 from .reduce import reduce, replay_exchange
-from .spec_constants import fixed_constants
 from .sut import InProcessSut, RecordingSut, Sut
 
 PIPELINE_WINDOW = 64
@@ -54,26 +39,21 @@ PIPELINE_WINDOW = 64
 
 PROFILE_ENV = "SESSION_TOOLSET_PROFILE"
 
-FLAKY_ERRORS = tuple(
-    e.__name__ for e in (Flaky, FlakyFailure, FlakyReplay, FlakyStrategyDefinition)
-)
-"""Hypothesis's errors for an example that failed once and passed (or ran otherwise) when
-replayed: with a divergence seen, the implementation answered differently the second time."""
+FLAKY = "Flaky"
+"""The error of an example that failed once and passed when replayed: with a divergence seen,
+the implementation answered differently the second time."""
 
 
 @dataclass(frozen=True)
 class Profile:
     examples: int
     steps: int
-    min_hits: int
-    rounds: int
-    """Most seeds (``seed``, ``seed + 1``, ...) to run while a coverage minimum is unmet."""
 
 
 PROFILES: dict[str, Profile] = {
-    "dev": Profile(examples=50, steps=30, min_hits=0, rounds=1),
-    "ci": Profile(examples=300, steps=50, min_hits=1, rounds=3),
-    "nightly": Profile(examples=10_000, steps=60, min_hits=5, rounds=5),
+    "dev": Profile(examples=50, steps=30),
+    "ci": Profile(examples=300, steps=50),
+    "nightly": Profile(examples=10_000, steps=60),
 }
 
 
@@ -98,40 +78,14 @@ class ExploreResult:
     """The failure is in the digest preflight (before any exploration)."""
     conditions: ConditionTable = field(default_factory=ConditionTable)
     """Condition coverage (MC/DC) of the model's decisions over the run."""
-    aimed: int = 0
-    """Aimed examples run after the random ones (`aim_missing`)."""
-    swept: int = 0
-    """Edge-sweep examples run after the random ones (`edge_sweep`)."""
     steered: int = 0
     """Number literals steered off SPEC.md 1.4's declared difference (`RunContext.steered`)."""
-    examples_done: int = 0
-    """Examples finished (`RunContext.examples_done`): what an interrupted run got through."""
+    examples: int = 0
+    """Examples run (not planned: an interrupted run counts the ones it finished)."""
 
     @property
     def steps_per_second(self) -> float:
         return self.steps / self.cpu_seconds if self.cpu_seconds else 0.0
-
-
-def hypothesis_settings(
-    examples: int,
-    steps: int,
-    *,
-    shrink: bool = True,
-    phases: Sequence[Phase] | None = None,
-    database: ExampleDatabase | None = None,
-) -> settings:
-    if phases is None:
-        phases = [Phase.generate, Phase.target, *([Phase.shrink] if shrink else [])]
-    return settings(
-        max_examples=examples,
-        stateful_step_count=steps,
-        deadline=None,
-        database=database,
-        phases=phases,
-        suppress_health_check=list(HealthCheck),
-        report_multiple_bugs=False,
-        print_blob=False,
-    )
 
 
 def explore(
@@ -144,8 +98,6 @@ def explore(
     pipeline: bool = True,
     window: int | None = None,
     on_divergence: Callable[[], None] | None = None,
-    min_hits: int = 0,
-    engine: str = DEFAULT_ENGINE,
     steer_declared: bool = False,
     watch: Callable[[RunContext], None] | None = None,
 ) -> ExploreResult:
@@ -157,20 +109,11 @@ def explore(
     ``watch``: called with the run's context once before the first example and after every
     example (progress; the caller keeps the context to report a run interrupted midway).
 
-    ``engine``: ``prng`` (`prng_engine`, the default: the machine's rules and strategies over a
-    seeded PRNG; a divergence is shrunk by `reduce` alone) or ``hypothesis`` (Hypothesis's
-    engine draws the examples and shrinks a divergence's rules first).
-
-    ``min_hits``: a coverage minimum (the profile's); with one, the edge sweep follows the
-    random examples (`edge_sweep`), then, when the minimum is still unmet, aimed examples
-    (`aim_missing`).
-
     ``window``: requests written before their replies are read (default: `default_window`).
     With a window, a divergence surfaces only where the window is read, which shrinks badly;
-    so the run that finds it does not shrink, and a second run replays the failing example
-    (kept in an in-memory example database, never written anywhere) with a window of one step
-    and shrinks it.  ``on_divergence``: called once when the first divergence is found, before
-    shrinking (``--jobs``: the other workers are stopped then).
+    so the failing example is replayed with a window of one step before it is shrunk.
+    ``on_divergence``: called once when the first divergence is found, before shrinking
+    (``--jobs``: the other workers are stopped then).
     """
     start, cpu_start = time.perf_counter(), time.process_time()
     try:
@@ -189,49 +132,10 @@ def explore(
     if watch is not None:
         watch(ctx)
 
-    def factory() -> ExploreMachine:
-        return ExploreMachine(ctx)
-
-    def run(phases: Sequence[Phase], database: ExampleDatabase | None) -> str | None:
-        options = hypothesis_settings(examples, steps, phases=phases, database=database)
-        with with_reporter(lambda _message: None), fixed_constants():
-            try:
-                run_state_machine_as_test(  # type: ignore[no-untyped-call]
-                    seed(seed_value)(factory), settings=options
-                )
-            except DivergenceError:
-                pass
-            except Exception as err:
-                return f"{type(err).__name__}: {err}"
-        return None
-
-    two_runs = shrink and window > 1
-    if engine == "prng":
-        error = _run_prng(ctx, factory, examples, steps, seed_value, replay=two_runs)
-    elif engine == "hypothesis":
-        database = InMemoryExampleDatabase() if two_runs else None
-        generate = [
-            Phase.generate,
-            Phase.target,
-            *([Phase.shrink] if shrink and not two_runs else []),
-        ]
-        error = run(generate, database)
-        if two_runs and ctx.failure is not None and error is None:
-            ctx.window = 1
-            error = run([Phase.reuse, Phase.shrink], database)
-            if ctx.failure is None and error is None:  # the replay of its example passed
-                error = f"{Flaky.__name__}: the replay of the failing example passed"
-    else:
-        raise ValueError(f"engine {engine!r}: expected one of {', '.join(ENGINES)}")
-    aimed = swept = 0
-    if min_hits and ctx.first_failure is None and error is None:
-        try:  # an exception of an in-process implementation is an error, as in the examples
-            aimed = aim_missing(ctx, min_hits, seed_value)
-        except Exception as err:
-            error = f"{type(err).__name__}: {err}"
+    error = _run(ctx, examples, steps, seed_value, replay=shrink)
     if ctx.first_failure is not None and (_flaky(error) or (ctx.failure is None and not error)):
-        # It did not happen again when Hypothesis replayed the example (its Flaky error, or a
-        # replay that passed): report the first divergence, as it happened.
+        # It did not happen again when its example was replayed: report the first
+        # divergence, as it happened.
         ctx.failure, error = _as_flaky(sut, ctx.first_failure, error), None
     elif shrink and ctx.failure is not None and error is None and ctx.failure.kind != "timeout":
         # (a timeout is reported as found: every replay would wait the timeout out again)
@@ -247,50 +151,42 @@ def explore(
         digests,
         error,
         conditions=ctx.conditions,
-        aimed=aimed,
-        swept=swept,
         steered=ctx.steered,
-        examples_done=ctx.examples_done,
+        examples=ctx.examples_done,
     )
 
 
-def _run_prng(
-    ctx: RunContext,
-    factory: Callable[[], ExploreMachine],
-    examples: int,
-    steps: int,
-    seed_value: int,
-    *,
-    replay: bool,
+def _run(
+    ctx: RunContext, examples: int, steps: int, seed_value: int, *, replay: bool
 ) -> str | None:
-    """The examples under `prng_engine`; with ``replay``, the failing example once more with a
-    window of one step (so the divergence surfaces at its own step), as the Hypothesis engine
-    replays it from its in-memory database."""
+    """The examples in order until one diverges; with ``replay``, that one is then run again
+    from its seed with a window of one step (so the divergence surfaces at its own step, and
+    one that does not happen again is told apart).  An error outside the
+    comparison (an exception of an in-process implementation) is returned as text."""
 
-    def failing(only: int | None = None) -> int | None:
-        return prng_engine.run_examples(
-            factory,
-            examples=examples,
-            steps=steps,
-            seed_value=seed_value,
-            stop_on=DivergenceError,
-            only=only,
-        )
-
-    with fixed_constants():
+    def example(index: int) -> bool:
         try:
-            failed = failing()
-            if replay and failed is not None:
+            run_example(ExploreMachine(ctx), example_random(seed_value, index), steps)
+        except DivergenceError:
+            return True
+        return False
+
+    try:
+        for index in range(examples):
+            if example(index):
+                if not replay:
+                    return None
                 ctx.window = 1
-                if failing(only=failed) is None:
-                    return f"{Flaky.__name__}: the replay of the failing example passed"
-        except Exception as err:
-            return f"{type(err).__name__}: {err}"
+                if not example(index):
+                    return f"{FLAKY}: the replay of the failing example passed"
+                return None
+    except Exception as err:
+        return f"{type(err).__name__}: {err}"
     return None
 
 
 def _flaky(error: str | None) -> bool:
-    return error is not None and error.startswith(FLAKY_ERRORS)
+    return error is not None and error.startswith(FLAKY)
 
 
 def _as_flaky(sut: Sut, first: Divergence, error: str | None) -> Divergence:
@@ -304,7 +200,7 @@ def _as_flaky(sut: Sut, first: Divergence, error: str | None) -> Divergence:
 
 
 def _literal(sut: Sut, found: Divergence) -> Divergence:
-    """Hypothesis reproduced ``found``, but replaying its operations alone (with the standard
+    """The example reproduced ``found``, but replaying its operations alone (with the standard
     observations) did not: the divergence depends on the exact requests sent, so the vector is
     the literal exchange; flaky if even that does not diverge again."""
     if not found.exchange:
@@ -321,65 +217,9 @@ def default_window(sut: Sut) -> int:
     return 1 if isinstance(inner, InProcessSut) else PIPELINE_WINDOW
 
 
-def explore_rounds(
-    sut: Sut,
-    *,
-    examples: int,
-    steps: int,
-    seed_value: int = 0,
-    rounds: int = 1,
-    min_hits: int = 0,
-    shrink: bool = True,
-    engine: str = DEFAULT_ENGINE,
-) -> ExploreResult:
-    """Run seeds ``seed_value``, ``seed_value + 1``, ... until the coverage minimum is met, a
-    divergence or error appears, or ``rounds`` seeds ran; coverage and steps accumulate.
-
-    A seed's random examples can leave a rare outcome unhit (Hypothesis's draws cluster) where
-    the aimed examples have no recipe; extra rounds keep the coverage gate from hanging on that
-    while every round stays reproducible from its printed seed.
-    """
-    total: ExploreResult | None = None
-    for offset in range(max(rounds, 1)):
-        result = explore(
-            sut,
-            examples=examples,
-            steps=steps,
-            seed_value=seed_value + offset,
-            shrink=shrink,
-            min_hits=min_hits,
-            engine=engine,
-        )
-        if total is None:
-            total = result
-        else:
-            total.coverage.update(result.coverage)
-            total.conditions.merge(result.conditions)
-            total.steps += result.steps
-            total.aimed += result.aimed
-            total.swept += result.swept
-            total.steered += result.steered
-            total.seconds += result.seconds
-            total.cpu_seconds += result.cpu_seconds
-            total.failure, total.error, total.preflight = (
-                result.failure,
-                result.error,
-                result.preflight,
-            )
-            total.seed = result.seed
-        if total.failure is not None or total.error is not None:
-            break
-        if not coverage.missing(total.coverage, min_hits) and not (
-            min_hits and condition_gate.missing(total.conditions)
-        ):
-            break
-    assert total is not None
-    return total
-
-
 def partial_result(ctx: RunContext, seed_value: int, seconds: float) -> ExploreResult:
-    """What a run interrupted midway had found: its coverage, steps and any divergence (not
-    shrunk)."""
+    """What a run interrupted midway had found: its coverage, steps, the examples it finished
+    and any divergence (not shrunk)."""
     return ExploreResult(
         ctx.coverage,
         ctx.first_failure,
@@ -389,5 +229,6 @@ def partial_result(ctx: RunContext, seed_value: int, seconds: float) -> ExploreR
         seed_value,
         ctx.digests,
         conditions=ctx.conditions,
-        examples_done=ctx.examples_done,
+        steered=ctx.steered,
+        examples=ctx.examples_done,
     )

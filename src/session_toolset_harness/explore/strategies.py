@@ -1,4 +1,4 @@
-"""Hypothesis strategies for the whole protocol: identities near every byte budget, sessions
+"""Strategies (`draw`) for the whole protocol: identities near every byte budget, sessions
 with every control-character class, JSON schemas at the number and nesting edges, runtime names
 that collide as aliases, and raw request lines.
 
@@ -17,37 +17,18 @@ from decimal import Decimal
 from functools import cache, lru_cache
 from typing import Any, Final, Literal, TypeVar
 
-import hypothesis.strategies as st
+from . import draw as st
 
 BUDGETS = (57, 60, 64, 128, 200, 256)
 _LOWER = "abcdefghijklmnopqrstuvwxyz0123456789"
 _REST = _LOWER + "_.-"
 _SURROGATES: Final[tuple[Literal["Cs"]]] = ("Cs",)
 T = TypeVar("T")
-_SAMPLED: dict[tuple[tuple[type, object], ...], st.SearchStrategy[Any]] = {}
-_SAMPLED_BOUND: Final = 4096
 
 
 def sampled(elements: Sequence[T]) -> st.SearchStrategy[T]:
-    """``st.sampled_from(elements)``, built once per distinct sequence of (hashable) elements.
-
-    A rule that draws from a list it computes (the world's set names, a row's fields) would
-    otherwise build, validate and label a new strategy at every step, which costs more than the
-    draw; the cached one draws exactly the same choices.  Keyed by type as well, so ``1`` and
-    ``True`` stay apart."""
-    key = tuple((type(e), e) for e in elements)
-    try:
-        found = _SAMPLED.get(key)
-    except TypeError:  # unhashable elements (objects): built each time
-        return st.sampled_from(elements)
-    if found is None:
-        if len(_SAMPLED) >= _SAMPLED_BOUND:  # random names: keep the memory bounded
-            _SAMPLED.clear()
-        # a list is copied (the caller's may change); a tuple or range is what it was
-        found = _SAMPLED[key] = st.sampled_from(
-            list(elements) if isinstance(elements, list) else elements
-        )
-    return found
+    """``st.sampled_from(elements)`` (a list is copied: the caller's may change)."""
+    return st.sampled_from(list(elements))
 
 
 @cache  # a flatmap's expansion: one strategy per value, not one per draw
@@ -69,8 +50,7 @@ def canonical(length: int) -> st.SearchStrategy[str]:
 
 
 def unicode_text(min_size: int = 0, max_size: int = 20) -> st.SearchStrategy[str]:
-    # Without the surrogates this is exactly what UTF-8 encodes; ``codec="utf-8"`` would say so
-    # again at the cost of Hypothesis scanning the codec (~2.6 s in every new interpreter).
+    # Without the surrogates this is exactly what UTF-8 encodes.
     return st.text(
         alphabet=st.characters(exclude_categories=_SURROGATES),
         min_size=min_size,

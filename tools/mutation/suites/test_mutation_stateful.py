@@ -6,15 +6,13 @@ errors.
 The budget comes from the environment so the driver can state it in its report:
 ``MUTATION_STATEFUL_EXAMPLES`` (default 25), ``MUTATION_STATEFUL_STEPS`` (default 20) and
 ``MUTATION_STATEFUL_SEED`` (default 0).  ``MUTATION_STATEFUL_PROFILE`` (``dev``, ``ci`` or
-``nightly``; default unset) runs that explore budget instead, as ``explore --budget`` does: its
-examples x steps and its rounds (further seeds while a coverage minimum is unmet).  A coverage
-shortfall is not a kill: coverage is counted on the expected side and says nothing about the
-mutant.  ``MUTATION_STATEFUL_DRIVER=serve`` drives the adapter's whole stdin/stdout loop
-(`serve`, in a thread: what ``explore --adapter "python -m session_toolset.adapter"``
-exercises) instead of calling ``handle_line`` directly (``in-process``, the default); then
-`serve` must also exit 0 at EOF, and the adapter runs with SPEC.md's carry-forward variable set
-to ``0`` (no PROTOCOL.md reply may depend on the adapter's environment).
-``MUTATION_STATEFUL_ENGINE`` (``prng``, the default, or ``hypothesis``) is ``explore --engine``.
+``nightly``; default unset) runs that explore budget's examples x steps instead, as
+``explore --budget`` does.  ``MUTATION_STATEFUL_DRIVER=serve`` drives the adapter's whole
+stdin/stdout loop (`serve`, in a thread: what
+``explore --adapter "python -m session_toolset.adapter"`` exercises) instead of calling
+``handle_line`` directly (``in-process``, the default); then `serve` must also exit 0 at EOF,
+and the adapter runs with SPEC.md's carry-forward variable set to ``0`` (no PROTOCOL.md reply
+may depend on the adapter's environment).
 Shrinking is off: a kill needs one divergence, not the minimal one.
 """
 
@@ -22,8 +20,7 @@ from __future__ import annotations
 
 import os
 
-from session_toolset_harness.explore.prng_engine import DEFAULT_ENGINE
-from session_toolset_harness.explore.run import PROFILES, explore, explore_rounds
+from session_toolset_harness.explore.run import PROFILES, explore
 from session_toolset_harness.explore.serve_sut import ServeSut
 from session_toolset_harness.explore.sut import InProcessSut, Sut
 
@@ -32,7 +29,6 @@ STEPS = int(os.environ.get("MUTATION_STATEFUL_STEPS", "20"))
 SEED = int(os.environ.get("MUTATION_STATEFUL_SEED", "0"))
 PROFILE = os.environ.get("MUTATION_STATEFUL_PROFILE", "")
 DRIVER = os.environ.get("MUTATION_STATEFUL_DRIVER", "in-process")
-ENGINE = os.environ.get("MUTATION_STATEFUL_ENGINE", DEFAULT_ENGINE)
 
 
 def test_stateful_machine() -> None:
@@ -48,21 +44,9 @@ def test_stateful_machine() -> None:
 
 
 def run(sut: Sut) -> None:
+    examples, steps = EXAMPLES, STEPS
     if PROFILE:
-        profile = PROFILES[PROFILE]
-        result = explore_rounds(
-            sut,
-            examples=profile.examples,
-            steps=profile.steps,
-            seed_value=SEED,
-            rounds=profile.rounds,
-            min_hits=profile.min_hits,
-            shrink=False,
-            engine=ENGINE,
-        )
-    else:
-        result = explore(
-            sut, examples=EXAMPLES, steps=STEPS, seed_value=SEED, shrink=False, engine=ENGINE
-        )
+        examples, steps = PROFILES[PROFILE].examples, PROFILES[PROFILE].steps
+    result = explore(sut, examples=examples, steps=steps, seed_value=SEED, shrink=False)
     assert result.error is None, result.error
     assert result.failure is None, result.failure

@@ -1,9 +1,8 @@
-"""Macro rules aimed at the model's decisions, one condition at a time.
+"""Macro rules that reach deep states a step at a time would rarely reach.
 
-A random walk rarely changes exactly one input of a compound decision while holding the others,
-which is what condition coverage (MC/DC) asks for.  Each macro here sets up a subject (a set with
-an exact activation), flips exactly one condition of the decision under study - or none - and
-then takes the decision:
+A random walk rarely changes exactly one input of a compound decision while holding the others.
+These macros set up a subject (a set with an exact activation), change one input - or none -
+and then take the decision:
 
 * `drift_then_rebuild`: the rebuild's carry condition (SPEC.md 3: "record present with digest
   and provenance equal to the pins and trusted", and the "now core" escape) - change nothing,
@@ -17,21 +16,20 @@ then takes the decision:
   build a fresh set for the same session (`new`, default or progressive core, in place or under
   another name): SPEC.md 3's zero inheritance ("a new set inherits nothing from any other set").
 
-And `by_outcome`, for the ops whose reply depends on their fields alone: the wanted class
-(accepted or rejected) is drawn, and the model picks a candidate of that class.
+* `at_the_generation_edge`: every catalog mutation with the counter at 2^64-1 or one below.
 
 They know SPEC.md's conditions, not any implementation's bugs.
 """
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
-import hypothesis.strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, rule
 from session_toolset_model.world import World
 
+from . import draw as st
 from . import pools
+from .draw import RuleBasedStateMachine, rule
 
 Reply = dict[str, Any]
 CHANGES = (
@@ -64,28 +62,6 @@ def _provenance_subject(tool: str) -> str:
         )
 
     return tool if flippable(tool) else next((t for t in NOT_PROGRESSIVE if flippable(t)), tool)
-
-
-PURE_WORLD: Final = World()
-"""Answers the ops whose reply depends on their fields alone (identity parsing, `hello`,
-`carry_forward_enabled`): the model deciding which class a candidate falls in.  Never the
-compared world, so it records no condition and changes no state that is observed."""
-CANDIDATES: Final = 6
-
-
-def by_outcome(
-    data: st.DataObject, candidates: st.SearchStrategy[Reply], accepted: bool, label: str
-) -> Reply:
-    """A request from ``candidates`` that the model accepts (or rejects, as ``accepted``
-    says): up to `CANDIDATES` draws, the last kept if none falls in the wanted class.  Rare
-    outcomes of a field-only op (a valid ToolId text among mostly hostile ones) then come as
-    often as common ones, without the generator knowing which texts are valid."""
-    request = data.draw(candidates, label=label)
-    for _ in range(CANDIDATES - 1):
-        if (PURE_WORLD.handle(request).get("ok") is True) == accepted:
-            break
-        request = data.draw(candidates, label=label)
-    return request
 
 
 class SteeringRules(RuleBasedStateMachine):
@@ -231,81 +207,7 @@ class SteeringRules(RuleBasedStateMachine):
             self.step({"op": "authorize", "set": target, "tool": tool})
 
 
-DOORS = {
-    "activate": "exact",
-    "activate_many": "batch",
-    "activate_user": "user",
-    "activate_model": "model",
-}
-
-
-def activation_targets() -> list[tuple[str, str]]:
-    """Every required (op, outcome) pair of the four activation doors, in a fixed order."""
-    from .coverage import required_pairs
-
-    return sorted(p for p in required_pairs() if p[0] in DOORS)
-
-
-TARGETS = activation_targets()
-_SKEW_FOR = {
-    "SessionMismatch": "foreign",
-    "StaleGeneration": "generation",
-    "DigestMismatch": "digest",
-    "StaleSnapshot": "stale",
-    "DuplicateRequest": "duplicate",
-}
-_TRUST_FOR = {"UntrustedSource": "untrusted", "SourceProvenanceMismatch": "mismatch"}
-
-
-class AimRules(SteeringRules):
-    def refresh_then_activate(
-        self, name: str, door: str, batch: list[str], skew: str, then: str
-    ) -> Any:
-        raise NotImplementedError
-
-    @rule(
-        target_pair=st.sampled_from(TARGETS),
-        name=st.sampled_from(pools.SET_NAMES),
-        tool=st.sampled_from(NOT_PROGRESSIVE),
-        other=st.sampled_from(NOT_PROGRESSIVE),
-    )
-    def aim(self, target_pair: tuple[str, str], name: str, tool: str, other: str) -> None:
-        """One recipe per required outcome of the activation doors (drawn uniformly, so the
-        rare ones are as frequent as the common ones): SPEC.md's check list read backwards -
-        make exactly the named check fail, everything before it pass."""
-        op, code = target_pair
-        check = code.rsplit(".", 1)[-1]
-        door = DOORS[op]
-        # the user door activates one tool: the batch is that tool (so a trust check's tool is
-        # the one activated)
-        batch = [tool] if tool == other or door == "user" else [tool, other]
-        skew, then = _SKEW_FOR.get(check, "none"), "nothing"
-        if check == "AlreadyActivated":
-            then = "again"
-        elif check == "AlreadyCore":
-            batch = ["builtin:read"]
-        elif check == "UnknownTool":
-            self.step({"op": "catalog_remove", "id": tool})
-        elif check == "ConfirmationRequired":
-            self.step({"op": "set_progressive_core", "name": name, "session": "s1"})
-            self.step({"op": op, "set": name, "authority": "unauthorized", "tools": batch})
-            return
-        # every tool cataloged and trusted (issuance checks trust first), except: the removed one
-        # for UnknownTool, and the last one with the wanted trust for a trust check
-        wanted = _TRUST_FOR.get(check, "trusted")
-        for position, t in enumerate(batch):
-            if check == "UnknownTool" and position == 0:
-                continue
-            trust = wanted if position == len(batch) - 1 else "trusted"
-            flavors = pools.TOOL_BY_ID[t].flavors
-            index = next((i for i, f in enumerate(flavors) if f.trust == trust), 0)
-            self.step({"op": "catalog_upsert", "replaced": t, **self._record(t, index, 0, False)})
-        # a fresh set: no activation of an earlier step may fail the batch first
-        self.step({"op": "set_progressive_core", "name": name, "session": "s1"})
-        self.refresh_then_activate(name, door, batch, skew, then)
-
-
-class GenerationEdgeRules(AimRules):
+class GenerationEdgeRules(SteeringRules):
     @rule(
         value=st.sampled_from(["max", "max", "max-1"]),
         op=st.sampled_from(["insert", "upsert", "remove", "remove_absent", "rebase"]),
