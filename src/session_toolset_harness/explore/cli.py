@@ -91,7 +91,7 @@ def _exclude_tag(text: str) -> str:
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
+        raise UsageError(f"{message} (see --help)")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -60,7 +60,11 @@ def build(
 ) -> dict[str, Any]:
     result = outcome.result
     failure = result.failure
-    stopped = None if outcome.signal is None else f"interrupted by {_signal_name(outcome.signal)}"
+    stopped = (
+        None
+        if outcome.signal is None
+        else f"interrupted by {_signal_name(outcome.signal)} after {result.examples} examples"
+    )
     if failure is not None:
         verdict = "divergence"
     elif result.error is not None:
