@@ -58,6 +58,7 @@ from session_toolset_model.world.protocol import RecordInfo
 from .complete import agrees
 from .logline import RecordedLine
 from .plan import Unsupported
+from .run import WINDOW
 from .window import HIDDEN_KINDS, Window
 
 CATALOG_GROUP = ("catalog_insert", "catalog_upsert", "catalog_remove", "catalog_rebase_past")
@@ -67,11 +68,6 @@ CATALOG_GROUP = ("catalog_insert", "catalog_upsert", "catalog_remove", "catalog_
 RETRIES = 4
 """Solver models tried for one window before the check is undecided for want of a replayable
 one (a model is a witness only once the expected world reproduces every reply with it)."""
-
-WINDOW = 1000
-"""``--window``'s default: how far back a repair or an unexplained window may reach within a
-world (a ``reset`` ends any window anyway), and how far ahead a hidden record's source and
-runtime name are looked up.  A partition's check holds about twice this many lines."""
 
 OP_NAMES = frozenset(name[4:] for name in dir(World) if name.startswith("_op_"))
 

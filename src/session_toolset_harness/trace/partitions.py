@@ -44,6 +44,12 @@ CREATE TABLE spilled (
 );
 CREATE TABLE results (fileno INTEGER, first INTEGER, result BLOB);
 CREATE INDEX results_order ON results (fileno, first);
+CREATE TABLE parts (
+    part INTEGER PRIMARY KEY, fileno INTEGER, key TEXT, stream TEXT, first INTEGER,
+    UNIQUE (fileno, key)
+);
+CREATE TABLE lines (part INTEGER, line INTEGER, entry BLOB);
+CREATE INDEX lines_of_part ON lines (part, line);
 """
 
 
@@ -63,7 +69,7 @@ def result_of(part: Partition, fileno: int) -> PartitionResult:
     return PartitionResult(part.file, part.stream, part.counts, part.found, fileno, part.first)
 
 
-def _key(stream: str | None) -> str:
+def key_of(stream: str | None) -> str:
     return "" if stream is None else "=" + stream
 
 
@@ -79,6 +85,11 @@ class Spill:
     def __init__(self) -> None:
         self._db: sqlite3.Connection | None = None
         self._finalizer: weakref.finalize[..., Spill] | None = None
+
+    @property
+    def path(self) -> Path:
+        """The file (created by this call if it was not)."""
+        return Path(self.db.execute("PRAGMA database_list").fetchone()[2])
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -128,7 +139,7 @@ class Partitions:
         self.spill.db.execute(
             "INSERT INTO spilled VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                *(self.fileno, _key(oldest.stream), state, oldest.stream, oldest.first),
+                *(self.fileno, key_of(oldest.stream), state, oldest.stream, oldest.first),
                 *(oldest.found, c.lines, c.checked, c.before_reset, c.open),
             ),
         )
@@ -140,7 +151,7 @@ class Partitions:
         return spare
 
     def _reload(self, stream: str | None) -> Partition | None:
-        where = (self.fileno, _key(stream))
+        where = (self.fileno, key_of(stream))
         db = self.spill.db
         row = db.execute("SELECT state FROM spilled WHERE fileno = ? AND key = ?", where).fetchone()
         if row is None:
