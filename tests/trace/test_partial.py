@@ -153,6 +153,7 @@ def test_a_line_explained_only_beyond_the_window_is_undecided_never_guessed() ->
     assert not short.consistent and short.window is None and short.checked == 15
     assert short.undecided is not None and "within the last 8 recorded line" in short.undecided
     assert "line 9 onwards was searched; raise --window" in short.undecided
+    assert any("at most 8 recorded line(s) before" in limit for limit in short.limits)
     with pytest.raises(WindowBound):
         check_partial(log, CATALOG, 1, window=0)
 

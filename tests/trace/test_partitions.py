@@ -179,7 +179,7 @@ def test_the_reports_are_written_one_partition_at_a_time(tmp_path: Path) -> None
 
 def _partial_settings(window: int = WINDOW) -> PartialSettings:
     kinds = frozenset(CATALOG_GROUP)
-    limits = check_partial([], kinds, 2).limits
+    limits = check_partial([], kinds, 2, window=window).limits
     return PartialSettings(tuple(sorted(kinds)), 2, limits, window=window)
 
 

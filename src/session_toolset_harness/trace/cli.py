@@ -111,11 +111,11 @@ def _partial_settings(args: argparse.Namespace) -> PartialSettings | None:
 
     kinds = parse_kinds(args.partial)
     k = DEFAULT_MAX_HIDDEN if args.max_hidden is None else args.max_hidden
-    try:  # no lines: the kinds and the bound are validated, nothing is solved
-        limits = check_partial([], kinds, k).limits
+    window = WINDOW if args.window is None else args.window
+    try:  # no lines: the kinds and the bounds are validated, nothing is solved
+        limits = check_partial([], kinds, k, window=window).limits
     except PartialArgumentError as err:
         raise UsageError(f"--partial: {err}") from None
-    window = WINDOW if args.window is None else args.window
     return PartialSettings(tuple(sorted(kinds)), k, limits, args.explain, window)
 
 

@@ -74,6 +74,8 @@ OP_NAMES = frozenset(name[4:] for name in dir(World) if name.startswith("_op_"))
 LIMITS = (
     "bounded: only histories with at most {k} unrecorded operation(s) between two recorded lines "
     "were considered; a longer hidden history might explain what this check rejects",
+    "bounded reach: hidden operations were placed at most {window} recorded line(s) before the "
+    "line they explain (or after its world's reset); a line needing more is undecided",
     "only the recorded lines are checked: nothing is concluded about the unrecorded operations "
     "themselves (their replies, or whether they happened as the explanation says)",
     "hidden records are solved for at the model's abstraction (digest, provenance, source trust): "
@@ -214,7 +216,7 @@ class _Checker:
         self.settled: list[HiddenStep] = []
         """The explanation's steps before ``low`` (kept only when explaining)."""
         self.schemas: dict[str, Any] = {}
-        self.limits = (LIMITS[0].format(k=k), *LIMITS[1:])
+        self.limits = (LIMITS[0].format(k=k), LIMITS[1].format(window=window), *LIMITS[2:])
         self.shown: dict[str, deque[tuple[int, Source]]] = {}
         """The sources ``catalog_state`` replies show per tool id, by line index: a hidden
         record takes the one shown next, when its trust fits (a witness needs it verbatim)."""
