@@ -14,6 +14,7 @@ processes never outlive it.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import pickle
 import signal
@@ -104,17 +105,13 @@ def _store(db: sqlite3.Connection, rows: list[tuple[int, int, bytes]]) -> None:
     rows.clear()
 
 
-_reader: tuple[Path, sqlite3.Connection] | None = None
-"""A worker's own connection to the run's file (opened after the fork)."""
-
-
 def _lines(path: Path, part: int) -> Iterator[RecordedLine]:
-    global _reader
-    if _reader is None or _reader[0] != path:
-        _reader = (path, sqlite3.connect(path, isolation_level=None))
-    rows = _reader[1].execute("SELECT entry FROM lines WHERE part = ? ORDER BY line", (part,))
-    for (entry,) in rows:
-        yield pickle.loads(entry)
+    """A partition's lines from the run's file, one at a time (a connection of this process:
+    workers are forked)."""
+    with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as db:
+        rows = db.execute("SELECT entry FROM lines WHERE part = ? ORDER BY line", (part,))
+        for (entry,) in rows:
+            yield pickle.loads(entry)
 
 
 def _solve(job: tuple[Part, PartialSettings, Path]) -> tuple[PartialVerdict, int]:

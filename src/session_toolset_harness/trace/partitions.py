@@ -7,7 +7,8 @@ temporary SQLite file and reloaded, exactly as they were, when their stream appe
 `Results` keeps the finished partitions' results the same way: up to `KEPT` in memory, all of
 them on disk beyond that, listed in log order (file, then first line).  The file is created
 only when a bound is exceeded (a log of few partitions never touches the disk) and removed when
-its owner is closed or collected, or the process exits.
+its owner is closed or collected, or the process exits.  Partial mode files every line of a
+run there by partition (`partial_run`), for its workers to stream.
 """
 
 from __future__ import annotations
