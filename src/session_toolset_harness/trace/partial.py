@@ -14,10 +14,12 @@ How it stays fast (most lines never reach the solver):
 2. **Local repair on a mismatch.**  At line ``i`` the solver looks for hidden steps in the gaps of
    the window ``[s, i]``, starting from the concrete world saved before line ``s``, for
    ``s = i, i-1, i-3, i-7, ...`` down to the start of the current world (its ``reset`` line, or
-   the first line).  A model is turned into PROTOCOL.md requests and replayed concretely; only a
-   replay that reproduces every reply of the window is adopted.  The world's start is exact, so
-   the last attempt there is complete: unsat there means no hidden history with at most
-   ``max_hidden`` steps per gap explains the log up to line ``i``.
+   the first line), or to ``window`` lines back if that is nearer.  A model is turned into
+   PROTOCOL.md requests and replayed concretely; only a replay that reproduces every reply of
+   the window is adopted.  The world's start is exact, so the last attempt there is complete:
+   unsat there means no hidden history with at most ``max_hidden`` steps per gap explains the
+   log up to line ``i``.  When the reach stops short of the world's start, only an unexplained
+   window found within it (step 3) is a proof; otherwise the line is undecided.
 3. **The shortest unexplained window** ending at that line is then found by searching window
    starts backwards (doubling, then bisection: a window that no state explains stays
    unexplained when it grows backwards).  A window that starts inside a world starts from an
@@ -36,8 +38,13 @@ source trust, not its source) is blocked and another one asked for, `RETRIES` ti
 
 A consistent verdict always has a witness that was replayed concretely; an inconsistent one has
 an unsat proof.  Greedy choices (zero hidden steps while they suffice, the first model found)
-cost only time: every failure is re-examined from the exact start of the world before it is
-reported.
+cost only time: every failure is re-examined from the exact start of the world (or, beyond the
+reach, from an arbitrary state) before it is reported.
+
+Lines are read once: a line is checked when ``window`` later lines have been read (a hidden
+record's source and runtime name come from the ``catalog_state`` or ``resolve`` reply shown
+next), and dropped once no repair can reach back to it, so a partition's check holds about
+``2 * window`` lines and their saved worlds, however long the partition.
 """
 
 from __future__ import annotations
