@@ -88,6 +88,7 @@ def test_a_faithful_log_without_catalog_lines_passes_and_its_explanation_replays
     assert_valid("trace", data)
     assert (data["verdict"], data["mode"], data["partial"]["max_hidden"]) == ("pass", "partial", 2)
     assert data["partial"]["unrecorded"] == sorted(CATALOG) and data["partial"]["limits"]
+    assert data["partial"]["window"] == 1000  # the default reach
     steps = data["partitions"][0]["explanation"]
     explanation = tuple(HiddenStep(s["after_line"], s["request"], s.get("digest")) for s in steps)
     assert explanation and replay(log_lines, explanation) == []  # replayed here, independently
