@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import tracemalloc
+from collections.abc import Iterator
 from importlib.resources import files
 
 import pytest
@@ -21,11 +23,12 @@ from session_toolset_harness.trace.partial import (
     RecordedHiddenKind,
     UnknownKind,
     UnsolvableKind,
+    WindowBound,
     check_partial,
     parse_kinds,
 )
 
-from .partial_support import Request, record, session, without
+from .partial_support import Request, insert, record, session, without
 
 CATALOG = frozenset(CATALOG_GROUP)
 
@@ -108,6 +111,84 @@ def test_a_forged_authorization_no_catalog_change_explains_fails_with_its_window
     assert not verdict.consistent and verdict.undecided is None
     assert verdict.window == (4, 8)
     assert verdict.checked == 6  # reset, set_new, issue_grant, activate, authorize x, forged y
+
+
+def test_a_forged_authorization_far_from_reset_keeps_its_window_in_a_short_reach() -> None:
+    """30 lines after the reset, the same session (its own reset left out) with line 8's reply
+    forged: the window the check may reach back (`--window`) is far shorter than the world,
+    yet the shortest unexplained window, a proof from an arbitrary state, is the same."""
+    requests = [{"op": "reset"}, *[PARSE] * 30, *session("a", ["x", "y"])[1:]]
+    lines = without(record(requests), CATALOG)
+    forged = next(x.reply for x in forged_authorization() if x.line == 8)
+    log = [dataclasses.replace(x, reply=forged) if x.line == 8 + 30 else x for x in lines]
+    wide, short = check_partial(log, CATALOG, 2), check_partial(log, CATALOG, 2, window=8)
+    assert (wide.consistent, wide.undecided, wide.window) == (False, None, (34, 38))
+    assert (short.consistent, short.undecided, short.window) == (False, None, (34, 38))
+    assert short.checked == wide.checked == 36
+
+
+PARSE: Request = {"op": "tool_id_parse", "raw": "a:b"}
+
+
+def beyond_reach(fillers: int) -> list[Request]:
+    """A set built with x in its core (line 3), ``fillers`` lines that say nothing about the
+    catalog, then its snapshot (the pin's digest): only a hidden insert of x before line 3
+    explains it."""
+    return [
+        {"op": "reset"},
+        insert("x", {"v": 1}),
+        {"op": "set_new", "name": "S", "session": "s", "core": ["mcp.srv:x"]},
+        *[PARSE] * fillers,
+        {"op": "snapshot", "set": "S"},
+    ]
+
+
+def test_a_line_explained_only_beyond_the_window_is_undecided_never_guessed() -> None:
+    log = without(record(beyond_reach(12)), CATALOG)
+    wide = check_partial(log, CATALOG, 1, explain=True)
+    assert wide.consistent and wide.explanation is not None
+    assert replay(log, wide.explanation) == []
+    assert [step.after_line for step in wide.explanation] == [1]
+    short = check_partial(log, CATALOG, 1, window=8)
+    assert not short.consistent and short.window is None and short.checked == 15
+    assert short.undecided is not None and "within the last 8 recorded line" in short.undecided
+    assert "line 9 onwards was searched; raise --window" in short.undecided
+    assert any("at most 8 recorded line(s) before" in limit for limit in short.limits)
+    with pytest.raises(WindowBound):
+        check_partial(log, CATALOG, 1, window=0)
+
+
+def long_stream(gate_lines: int) -> Iterator[RecordedLine]:
+    """One stream, one reset: the faithful session without its catalog lines, then
+    ``gate_lines`` more gate calls, produced one at a time."""
+    requests = session("a", ["x", "y"])
+    tail = [
+        {"op": "authorize", "set": "a-set", "tool": "mcp.srv:x"},
+        {"op": "authorize", "set": "a-set", "tool": "mcp.srv:y"},
+        {"op": "is_stale", "set": "a-set"},
+    ]
+    recorded = record(requests + tail)
+    yield from without(recorded[: len(requests)], CATALOG)
+    gate = recorded[len(requests) :]
+    for n in range(gate_lines):
+        yield dataclasses.replace(gate[n % 3], line=len(requests) + 1 + n)
+
+
+def test_one_long_stream_is_checked_in_memory_bounded_by_its_window() -> None:
+    """Ten times the lines after the reset, less than twice the peak memory: the checker holds
+    a window of lines and saved worlds, not the partition."""
+
+    def peak(gate_lines: int) -> int:
+        tracemalloc.start()
+        try:
+            verdict = check_partial(long_stream(gate_lines), CATALOG, 2, window=50)
+            assert verdict.consistent and verdict.checked == 10 + gate_lines, verdict
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    low, high = peak(200), peak(2000)
+    assert high < 2 * low, (low, high)
 
 
 def test_wire_name_gate_calls_constrain_the_hidden_catalog() -> None:

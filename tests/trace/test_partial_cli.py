@@ -23,7 +23,7 @@ from session_toolset_harness.trace.partial import CATALOG_GROUP, HiddenStep
 
 from .partial_support import record, session, without
 from .test_cli import _alive, _children, _cpu_seconds
-from .test_partial import replay
+from .test_partial import beyond_reach, replay
 
 CATALOG = frozenset(CATALOG_GROUP)
 FAITHFUL = record(session("a", ["x", "y"]))
@@ -88,6 +88,7 @@ def test_a_faithful_log_without_catalog_lines_passes_and_its_explanation_replays
     assert_valid("trace", data)
     assert (data["verdict"], data["mode"], data["partial"]["max_hidden"]) == ("pass", "partial", 2)
     assert data["partial"]["unrecorded"] == sorted(CATALOG) and data["partial"]["limits"]
+    assert data["partial"]["window"] == 1000  # the default reach
     steps = data["partitions"][0]["explanation"]
     explanation = tuple(HiddenStep(s["after_line"], s["request"], s.get("digest")) for s in steps)
     assert explanation and replay(log_lines, explanation) == []  # replayed here, independently
@@ -170,6 +171,8 @@ def test_an_undecided_check_is_never_consistent(
         (["--partial", "authorize"], "cannot be unrecorded"),
         (["--partial", "catalog", "--max-hidden", "-1"], "must be 0 or more"),
         (["--partial", "catalog", "--max-hidden", "two"], "not an integer"),
+        (["--window", "5"], "--window needs --partial"),
+        (["--partial", "catalog", "--window", "0"], "must be at least 1"),
     ],
 )
 def test_bad_partial_flags_exit_2(
@@ -190,6 +193,21 @@ def test_a_recorded_line_of_an_unrecorded_kind_is_exit_2(
     assert status == 2 and f"{log}:2: op 'catalog_insert' is recorded" in err
     # the same log is complete: with only the test seam unrecorded, it passes
     assert trace(capsys, "--partial", "catalog_set_generation", log)[0] == 0
+
+
+def test_a_line_needing_more_than_the_window_is_undecided_with_the_reason(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    lines = without(record(beyond_reach(12)), CATALOG)
+    log = write(tmp_path / "l.jsonl", text(lines))
+    status, out, _ = trace(capsys, "--partial", "catalog", "--max-hidden", "1", log)
+    assert status == 0, out
+    status, out, _ = trace(
+        capsys, "--partial", "catalog", "--max-hidden", "1", "--window", "8", log
+    )
+    assert status == 3, out
+    assert "undecided at line 16: no hidden history explains it within the last 8" in out
+    assert "raise --window" in out
 
 
 PROGRAM = (sys.executable, "-m", "session_toolset_harness.cli", "trace")

@@ -3,6 +3,7 @@ per process, the others spilled to a temporary file and reloaded exactly as they
 
 from __future__ import annotations
 
+import itertools
 import json
 import tracemalloc
 import xml.etree.ElementTree as ET
@@ -12,9 +13,11 @@ from typing import Any
 
 import pytest
 
-from session_toolset_harness.trace import jobs, partitions, report
+from session_toolset_harness.trace import jobs, partial_run, partitions, report
 from session_toolset_harness.trace.jobs import check_logs_parallel
-from session_toolset_harness.trace.run import TraceResult
+from session_toolset_harness.trace.partial import CATALOG_GROUP, check_partial
+from session_toolset_harness.trace.partial_run import check_partitions, read_partitions
+from session_toolset_harness.trace.run import WINDOW, PartialSettings, TraceResult
 
 from .support import LineSource, check, line, recorded_corpus, violations
 
@@ -172,3 +175,41 @@ def test_the_reports_are_written_one_partition_at_a_time(tmp_path: Path) -> None
     assert [p["stream"] for p in written["partitions"]] == [f"s{n}" for n in range(3000)]
     cases = ET.parse(junit_path).getroot().iter("testcase")
     assert [case.get("name") for case in cases] == [f"s{n}" for n in range(3000)]
+
+
+def _partial_settings(window: int = WINDOW) -> PartialSettings:
+    kinds = frozenset(CATALOG_GROUP)
+    limits = check_partial([], kinds, 2, window=window).limits
+    return PartialSettings(tuple(sorted(kinds)), 2, limits, window=window)
+
+
+def test_a_partial_run_stays_flat_when_its_partitions_grow_tenfold() -> None:
+    """Partial mode's parent files the lines in the temporary file and hands the partitions
+    out a chunk at a time: neither the log nor the list of partitions is held."""
+
+    def run(count: int) -> None:
+        result = check_partitions(
+            ["-"], LineSource(sessions(count)), _partial_settings(), jobs=1, keep_going=True
+        )
+        assert result.ok and len(result.partitions) == count
+
+    flat(run)
+
+
+def test_a_partial_worker_streams_its_partition_from_the_file() -> None:
+    """One long partition filed, then checked as a worker checks it: ten times the lines, less
+    than twice the peak memory."""
+    settings = _partial_settings(window=20)
+
+    def run(count: int) -> None:
+        spill = partitions.Spill()
+        try:
+            lines = sessions(1)  # reset, then one tool id parsed: repeated in one stream
+            text = itertools.chain([next(lines)], itertools.repeat(next(lines), count))
+            assert read_partitions(["-"], LineSource(text), frozenset(), spill) == count + 1
+            verdict, length = partial_run._solve(((0, 0, "s0", 1), settings, spill.path))
+            assert verdict.consistent and verdict.checked == length == count + 1
+        finally:
+            spill.close()
+
+    flat(run, small=600)  # the rows filed a batch at a time fill up from 512 lines

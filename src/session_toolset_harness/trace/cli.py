@@ -21,7 +21,7 @@ from ..argtypes import integer
 from ..envelope import check_writable
 from . import report
 from .logline import LogLineError
-from .run import Interrupted, PartialSettings, Progress, TraceResult, check_logs
+from .run import WINDOW, Interrupted, PartialSettings, Progress, TraceResult, check_logs
 
 PROG = "session-toolset trace"
 EXIT_OK, EXIT_VIOLATION, EXIT_USAGE, EXIT_UNDECIDED = 0, 1, 2, 3
@@ -81,6 +81,14 @@ def build_parser() -> argparse.ArgumentParser:
         f"(default: {DEFAULT_MAX_HIDDEN})",
     )
     partial.add_argument(
+        "--window",
+        metavar="N",
+        type=integer(1),
+        help="look at most N recorded lines back within a world (and N ahead) to explain a "
+        "line; a line needing more is undecided (exit 3). A partition's check holds about 2N "
+        f"lines (default: {WINDOW})",
+    )
+    partial.add_argument(
         "--explain",
         action="store_true",
         help="print a history of unrecorded operations that explains each consistent partition",
@@ -93,6 +101,7 @@ def _partial_settings(args: argparse.Namespace) -> PartialSettings | None:
     if args.partial is None:
         for flag, given in (
             ("--max-hidden", args.max_hidden is not None),
+            ("--window", args.window is not None),
             ("--explain", args.explain),
         ):
             if given:
@@ -102,11 +111,12 @@ def _partial_settings(args: argparse.Namespace) -> PartialSettings | None:
 
     kinds = parse_kinds(args.partial)
     k = DEFAULT_MAX_HIDDEN if args.max_hidden is None else args.max_hidden
-    try:  # no lines: the kinds and the bound are validated, nothing is solved
-        limits = check_partial([], kinds, k).limits
+    window = WINDOW if args.window is None else args.window
+    try:  # no lines: the kinds and the bounds are validated, nothing is solved
+        limits = check_partial([], kinds, k, window=window).limits
     except PartialArgumentError as err:
         raise UsageError(f"--partial: {err}") from None
-    return PartialSettings(tuple(sorted(kinds)), k, limits, args.explain)
+    return PartialSettings(tuple(sorted(kinds)), k, limits, args.explain, window)
 
 
 def _check_inputs(logs: list[str]) -> None:

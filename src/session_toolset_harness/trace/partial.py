@@ -14,10 +14,12 @@ How it stays fast (most lines never reach the solver):
 2. **Local repair on a mismatch.**  At line ``i`` the solver looks for hidden steps in the gaps of
    the window ``[s, i]``, starting from the concrete world saved before line ``s``, for
    ``s = i, i-1, i-3, i-7, ...`` down to the start of the current world (its ``reset`` line, or
-   the first line).  A model is turned into PROTOCOL.md requests and replayed concretely; only a
-   replay that reproduces every reply of the window is adopted.  The world's start is exact, so
-   the last attempt there is complete: unsat there means no hidden history with at most
-   ``max_hidden`` steps per gap explains the log up to line ``i``.
+   the first line), or to ``window`` lines back if that is nearer.  A model is turned into
+   PROTOCOL.md requests and replayed concretely; only a replay that reproduces every reply of
+   the window is adopted.  The world's start is exact, so the last attempt there is complete:
+   unsat there means no hidden history with at most ``max_hidden`` steps per gap explains the
+   log up to line ``i``.  When the reach stops short of the world's start, only an unexplained
+   window found within it (step 3) is a proof; otherwise the line is undecided.
 3. **The shortest unexplained window** ending at that line is then found by searching window
    starts backwards (doubling, then bisection: a window that no state explains stays
    unexplained when it grows backwards).  A window that starts inside a world starts from an
@@ -36,13 +38,19 @@ source trust, not its source) is blocked and another one asked for, `RETRIES` ti
 
 A consistent verdict always has a witness that was replayed concretely; an inconsistent one has
 an unsat proof.  Greedy choices (zero hidden steps while they suffice, the first model found)
-cost only time: every failure is re-examined from the exact start of the world before it is
-reported.
+cost only time: every failure is re-examined from the exact start of the world (or, beyond the
+reach, from an arbitrary state) before it is reported.
+
+Lines are read once: a line is checked when ``window`` later lines have been read (a hidden
+record's source and runtime name come from the ``catalog_state`` or ``resolve`` reply shown
+next), and dropped once no repair can reach back to it, so a partition's check holds about
+``2 * window`` lines and their saved worlds, however long the partition.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +65,7 @@ from session_toolset_model.world.protocol import RecordInfo
 from .complete import agrees
 from .logline import RecordedLine
 from .plan import Unsupported
+from .run import WINDOW
 from .window import HIDDEN_KINDS, Window
 
 CATALOG_GROUP = ("catalog_insert", "catalog_upsert", "catalog_remove", "catalog_rebase_past")
@@ -72,6 +81,8 @@ OP_NAMES = frozenset(name[4:] for name in dir(World) if name.startswith("_op_"))
 LIMITS = (
     "bounded: only histories with at most {k} unrecorded operation(s) between two recorded lines "
     "were considered; a longer hidden history might explain what this check rejects",
+    "bounded reach: hidden operations were placed at most {window} recorded line(s) before the "
+    "line they explain (or after its world's reset); a line needing more is undecided",
     "only the recorded lines are checked: nothing is concluded about the unrecorded operations "
     "themselves (their replies, or whether they happened as the explanation says)",
     "hidden records are solved for at the model's abstraction (digest, provenance, source trust): "
@@ -99,6 +110,10 @@ class UnsolvableKind(PartialArgumentError):
 
 class NegativeBound(PartialArgumentError):
     code = "trace.partial.negative-bound"
+
+
+class WindowBound(PartialArgumentError):
+    code = "trace.partial.window"
 
 
 class RecordedHiddenKind(PartialArgumentError):
@@ -147,8 +162,12 @@ def check_partial(
     max_hidden: int,
     *,
     explain: bool = False,
+    window: int = WINDOW,
 ) -> PartialVerdict:
-    """Whether at most ``max_hidden`` unrecorded operations per gap explain every recorded line."""
+    """Whether at most ``max_hidden`` unrecorded operations per gap explain every recorded line.
+
+    ``lines`` is read once, in order; at most about ``2 * window`` of them are held at a time
+    (see `WINDOW`)."""
     for name in sorted(unrecorded):
         if name not in OP_NAMES:
             raise UnknownKind(f"unknown op {name!r} in the unrecorded kinds")
@@ -161,44 +180,55 @@ def check_partial(
         raise NegativeBound(
             f"the hidden-step bound must be a non-negative integer, not {max_hidden!r}"
         )
-    recorded = list(lines)
-    for line in recorded:
+    if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+        raise WindowBound(f"the window must be a positive integer, not {window!r}")
+    kinds = tuple(k for k in HIDDEN_KINDS if k in unrecorded)
+    checker = _Checker(kinds, max_hidden, window, explain)
+    for line in lines:
         op = line.request.get("op")
         if isinstance(op, str) and op in unrecorded:  # an op may be any JSON value
             raise RecordedHiddenKind(
                 f"line {line.line}: op {line.request['op']!r} is recorded "
                 "but was declared unrecorded"
             )
-    kinds = tuple(k for k in HIDDEN_KINDS if k in unrecorded)
-    return _Checker(recorded, kinds, max_hidden).run(explain)
+        checker.feed(line)
+    return checker.finish()
 
 
 class _Checker:
-    def __init__(self, lines: list[RecordedLine], kinds: tuple[str, ...], k: int) -> None:
-        self.lines = lines
+    """Lines are fed in order and checked `window` lines behind the latest one fed (the
+    lookahead a hidden record's source and runtime name are taken from); a line is dropped once
+    no window can reach back to it (`window` lines back, or the latest ``reset``)."""
+
+    def __init__(self, kinds: tuple[str, ...], k: int, window: int, explain: bool) -> None:
         self.kinds = kinds
         self.k = k
+        self.span = window
+        self.explain = explain
         self.world = World()
-        self.snaps: list[Any] = [None] * len(lines)
+        self.lines: dict[int, RecordedLine] = {}
+        """The lines held, by index in the partition: from ``low - 1`` to the latest fed."""
+        self.snaps: dict[int, Any] = {}
+        """The expected world saved before each held line from ``low`` to ``next``."""
+        self.fed = 0
+        self.next = 0
+        """The first line not checked yet."""
+        self.start = 0
+        """The world's start: the latest ``reset`` checked (or the first line)."""
+        self.low = 0
+        """The first line a window may start at: ``start``, or ``window`` lines back."""
+        self.result: PartialVerdict | None = None
         self.hidden: dict[int, list[HiddenStep]] = {}
+        """The explanation's steps at lines a later repair may still replace (from ``low``)."""
+        self.settled: list[HiddenStep] = []
+        """The explanation's steps before ``low`` (kept only when explaining)."""
         self.schemas: dict[str, Any] = {}
-        self.limits = (LIMITS[0].format(k=k), *LIMITS[1:])
-        self.shown: dict[str, list[tuple[int, Source]]] = {}
+        self.limits = (LIMITS[0].format(k=k), LIMITS[1].format(window=window), *LIMITS[2:])
+        self.shown: dict[str, deque[tuple[int, Source]]] = {}
         """The sources ``catalog_state`` replies show per tool id, by line index: a hidden
         record takes the one shown next, when its trust fits (a witness needs it verbatim)."""
-        self.named: dict[str, list[tuple[int, str]]] = {}
+        self.named: dict[str, deque[tuple[int, str]]] = {}
         """The runtime names ``resolve`` replies show per tool id, by line index."""
-        for index, line in enumerate(lines):
-            runtime_name, tool = line.reply.get("runtime_name"), line.reply.get("tool")
-            resolved = line.request.get("op") == "resolve" and line.reply.get("ok") is True
-            if resolved and isinstance(runtime_name, str) and isinstance(tool, str):
-                self.named.setdefault(tool, []).append((index, runtime_name))
-            if line.request.get("op") == "catalog_state" and line.reply.get("ok") is True:
-                records = line.reply.get("records")
-                for rec in records if isinstance(records, list) else []:
-                    source = source_of(rec.get("source")) if isinstance(rec, dict) else None
-                    if source is not None and isinstance(rec.get("id"), str):
-                        self.shown.setdefault(rec["id"], []).append((index, source))
 
     def verdict(self, checked: int, **kw: Any) -> PartialVerdict:
         kw.setdefault("consistent", False)
@@ -206,41 +236,91 @@ class _Checker:
         kw.setdefault("explanation", None)
         return PartialVerdict(checked=checked, limits=self.limits, **kw)
 
-    def run(self, explain: bool) -> PartialVerdict:
-        start = 0
-        i = 0
-        lines = self.lines
-        try:
-            while i < len(lines):
-                if lines[i].request.get("op") == "reset":  # no window reaches back past it
-                    self.snaps[start:i] = [None] * (i - start)
-                    start = i
-                self.snaps[i] = self.world.save()
-                if agrees(self.world.handle(lines[i].request), lines[i].reply):
-                    i += 1
-                    continue
-                self.world.restore(self.snaps[i])
-                status = self._repair(start, i) if self.kinds and self.k else "unsat"
-                if status == "unsat":
-                    window = self._window(start, i)
-                    return self.verdict(i + 1, window=window)
-                if status != "sat":
-                    return self.verdict(i + 1, undecided=status)
-                i += 1
-        except (OutOfScope, Unsupported) as err:
-            return self.verdict(i + 1, undecided=f"line {lines[i].line}: {err}")
+    # -- the held lines ------------------------------------------------------------------------
+    def feed(self, line: RecordedLine) -> None:
+        if self.result is not None:  # decided: later lines are not checked
+            return
+        index = self.fed
+        self.fed += 1
+        self.lines[index] = line
+        for tool, value in _shows(line, "runtime_name"):
+            self.named.setdefault(tool, deque()).append((index, value))
+        for tool, source in _shows(line, "source"):
+            self.shown.setdefault(tool, deque()).append((index, source))
+        while self.result is None and self.next + self.span < self.fed:
+            self._check_next()
+
+    def finish(self) -> PartialVerdict:
+        while self.result is None and self.next < self.fed:
+            self._check_next()
+        if self.result is not None:
+            return self.result
         steps = None
-        if explain:
-            steps = tuple(s for k in sorted(self.hidden) for s in self.hidden[k])
-        return self.verdict(len(lines), consistent=True, explanation=steps)
+        if self.explain:
+            self.settled += [s for j in sorted(self.hidden) for s in self.hidden[j]]
+            steps = tuple(self.settled)
+        return self.verdict(self.fed, consistent=True, explanation=steps)
+
+    def _forget(self, low: int) -> None:
+        """Nothing before ``low`` is read again: drop it (the line before it names a gap)."""
+        for j in range(self.low, low):
+            self.snaps.pop(j, None)
+            steps = self.hidden.pop(j, [])
+            if self.explain:
+                self.settled += steps
+            gone = self.lines.pop(j - 1, None)
+            for table in (self.shown, self.named):
+                for tool, _ in _shows(gone, "source" if table is self.shown else "runtime_name"):
+                    entries = table[tool]
+                    entries.popleft()
+                    if not entries:
+                        del table[tool]
+        self.low = low
+
+    def _range(self, s: int, i: int) -> list[RecordedLine]:
+        return [self.lines[j] for j in range(s, i + 1)]
+
+    # -- checking one line -------------------------------------------------------------------
+    def _check_next(self) -> None:
+        i = self.next
+        line = self.lines[i]
+        try:
+            if line.request.get("op") == "reset":  # no window reaches back past it
+                self.start = i
+            self._forget(max(self.low, self.start, i - self.span + 1))
+            self.snaps[i] = self.world.save()
+            self.next = i + 1
+            if agrees(self.world.handle(line.request), line.reply):
+                return
+            self.world.restore(self.snaps[i])
+            status = self._repair(i) if self.kinds and self.k else "unsat"
+            if status == "unsat":
+                window = self._window(i)
+                if window is None:
+                    status = self._cut(i)
+                else:
+                    self.result = self.verdict(i + 1, window=window)
+                    return
+            if status != "sat":
+                self.result = self.verdict(i + 1, undecided=status)
+        except (OutOfScope, Unsupported) as err:
+            self.result = self.verdict(i + 1, undecided=f"line {line.line}: {err}")
+
+    def _cut(self, i: int) -> str:
+        """Why line ``i`` is undecided when its world starts before the lines held."""
+        return (
+            f"undecided at line {self.lines[i].line}: no hidden history explains it within the "
+            f"last {self.span} recorded line(s) of its partition, and its world starts earlier "
+            f"(line {self.lines[self.low].line} onwards was searched; raise --window)"
+        )
 
     # -- repair ------------------------------------------------------------------------------
-    def _repair(self, start: int, i: int) -> str:
+    def _repair(self, i: int) -> str:
         """Re-solve a growing window ending at ``i``: ``sat`` (adopted), ``unsat`` or a reason."""
         span = 1
         while True:
-            s = max(start, i - span + 1)
-            w = Window(self.kinds, self.k, self.lines[s : i + 1])
+            s = max(self.low, i - span + 1)
+            w = Window(self.kinds, self.k, self._range(s, i))
             w.exact_start(self.snaps[s])
             self._encode(w, s, i)
             status, model = w.solve()
@@ -257,13 +337,15 @@ class _Checker:
                     status, model = w.solve()
                     if status != "sat":
                         break
-                if s == start:  # models exist, none replays: a wider window cannot help
+                if s == self.low and s > self.start:
+                    return self._cut(i)
+                if s == self.start:  # models exist, none replays: a wider window cannot help
                     return (
                         f"undecided at line {self.lines[i].line}: no solver model replayed "
                         "concretely (a hidden record's source or runtime name matters)"
                     )
-            elif s == start:
-                return "unsat"
+            elif s == self.low:
+                return "unsat"  # a proof only from the world's start (`_window` tells)
             span *= 2
 
     def _adopt(self, s: int, i: int, steps: dict[int, list[HiddenStep]]) -> bool:
@@ -279,15 +361,17 @@ class _Checker:
                 world.restore(self.snaps[s])
                 return False
         for j in range(s, i + 1):
-            self.hidden[j] = steps.get(j, [])
+            self.hidden.pop(j, None)
+            if steps.get(j):
+                self.hidden[j] = steps[j]
             if j > s:
                 self.snaps[j] = snaps[j]
         return True
 
     # -- the shortest unexplained window -------------------------------------------------------
-    def _unexplained(self, s: int, i: int, start: int) -> bool:
-        w = Window(self.kinds, self.k, self.lines[s : i + 1])
-        if s == start:
+    def _unexplained(self, s: int, i: int) -> bool:
+        w = Window(self.kinds, self.k, self._range(s, i))
+        if s == self.start:
             w.exact_start(self.snaps[s])
         else:
             w.free_start()
@@ -300,16 +384,20 @@ class _Checker:
                 w.hidden(j - s)
             w.recorded(self.lines[j])
 
-    def _window(self, start: int, i: int) -> tuple[int, int]:
-        """The shortest ``[s, i]`` that no state and hidden history explain (``[start, i]`` is
-        known to be one)."""
+    def _window(self, i: int) -> tuple[int, int] | None:
+        """The shortest ``[s, i]`` that no state and hidden history explain, or None when none
+        starts at a line held (``[start, i]`` is known to be one when ``start`` is held)."""
+        low = self.low
         explained, length = 0, 1
-        while i - length + 1 > start and not self._unexplained(i - length + 1, i, start):
+        while i - length + 1 > low and not self._unexplained(i - length + 1, i):
             explained, length = length, length * 2
-        length = min(length, i - start + 1)
+        if i - length + 1 <= low:
+            length = i - low + 1
+            if low > self.start and not self._unexplained(low, i):
+                return None
         while length - explained > 1:  # explained < shortest <= length
             mid = (explained + length) // 2
-            if self._unexplained(i - mid + 1, i, start):
+            if self._unexplained(i - mid + 1, i):
                 length = mid
             else:
                 explained = mid
@@ -330,6 +418,24 @@ class _Checker:
         return out
 
 
+def _shows(line: RecordedLine | None, what: str) -> Iterator[tuple[str, Any]]:
+    """The runtime names a ``resolve`` reply shows, or the sources a ``catalog_state`` reply
+    shows, per tool id."""
+    if line is None or line.reply.get("ok") is not True:
+        return
+    op = line.request.get("op")
+    if what == "runtime_name" and op == "resolve":
+        runtime_name, tool = line.reply.get("runtime_name"), line.reply.get("tool")
+        if isinstance(runtime_name, str) and isinstance(tool, str):
+            yield tool, runtime_name
+    elif what == "source" and op == "catalog_state":
+        records = line.reply.get("records")
+        for rec in records if isinstance(records, list) else []:
+            source = source_of(rec.get("source")) if isinstance(rec, dict) else None
+            if source is not None and isinstance(rec.get("id"), str):
+                yield rec["id"], source
+
+
 class _Names:
     """Concrete values for a model's terms: the log's own where equal, fresh ones otherwise."""
 
@@ -338,8 +444,8 @@ class _Names:
         w: Window,
         model: Any,
         schemas: dict[str, Any],
-        shown: dict[str, list[tuple[int, Source]]],
-        named: dict[str, list[tuple[int, str]]],
+        shown: Mapping[str, Sequence[tuple[int, Source]]],
+        named: Mapping[str, Sequence[tuple[int, str]]],
     ) -> None:
         self.w, self.model, self.schemas, self.shown = w, model, schemas, shown
         self.named = named

@@ -7,7 +7,8 @@ temporary SQLite file and reloaded, exactly as they were, when their stream appe
 `Results` keeps the finished partitions' results the same way: up to `KEPT` in memory, all of
 them on disk beyond that, listed in log order (file, then first line).  The file is created
 only when a bound is exceeded (a log of few partitions never touches the disk) and removed when
-its owner is closed or collected, or the process exits.
+its owner is closed or collected, or the process exits.  Partial mode files every line of a
+run there by partition (`partial_run`), for its workers to stream.
 """
 
 from __future__ import annotations
@@ -44,6 +45,12 @@ CREATE TABLE spilled (
 );
 CREATE TABLE results (fileno INTEGER, first INTEGER, result BLOB);
 CREATE INDEX results_order ON results (fileno, first);
+CREATE TABLE parts (
+    part INTEGER PRIMARY KEY, fileno INTEGER, key TEXT, stream TEXT, first INTEGER,
+    UNIQUE (fileno, key)
+);
+CREATE TABLE lines (part INTEGER, line INTEGER, entry BLOB);
+CREATE INDEX lines_of_part ON lines (part, line);
 """
 
 
@@ -63,7 +70,7 @@ def result_of(part: Partition, fileno: int) -> PartitionResult:
     return PartitionResult(part.file, part.stream, part.counts, part.found, fileno, part.first)
 
 
-def _key(stream: str | None) -> str:
+def key_of(stream: str | None) -> str:
     return "" if stream is None else "=" + stream
 
 
@@ -79,6 +86,11 @@ class Spill:
     def __init__(self) -> None:
         self._db: sqlite3.Connection | None = None
         self._finalizer: weakref.finalize[..., Spill] | None = None
+
+    @property
+    def path(self) -> Path:
+        """The file (created by this call if it was not)."""
+        return Path(self.db.execute("PRAGMA database_list").fetchone()[2])
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -128,7 +140,7 @@ class Partitions:
         self.spill.db.execute(
             "INSERT INTO spilled VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                *(self.fileno, _key(oldest.stream), state, oldest.stream, oldest.first),
+                *(self.fileno, key_of(oldest.stream), state, oldest.stream, oldest.first),
                 *(oldest.found, c.lines, c.checked, c.before_reset, c.open),
             ),
         )
@@ -140,7 +152,7 @@ class Partitions:
         return spare
 
     def _reload(self, stream: str | None) -> Partition | None:
-        where = (self.fileno, _key(stream))
+        where = (self.fileno, key_of(stream))
         db = self.spill.db
         row = db.execute("SELECT state FROM spilled WHERE fileno = ? AND key = ?", where).fetchone()
         if row is None:

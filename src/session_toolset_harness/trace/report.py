@@ -183,6 +183,7 @@ def build_json(result: TraceResult, *, partitions: bool = True) -> dict[str, Any
         else {
             "unrecorded": list(settings.unrecorded),
             "max_hidden": settings.max_hidden,
+            "window": settings.window,
             "limits": list(settings.limits),
         },
         "interrupted": (

@@ -72,6 +72,12 @@ class Explanation:
     record's digest but never its schema (the request then carries no ``schema``)."""
 
 
+WINDOW = 1000
+"""``--window``'s default: how far back partial mode's repair or unexplained window may reach
+within a world (a ``reset`` ends any window anyway), and how far ahead a hidden record's source
+and runtime name are looked up.  A partition's check holds about twice this many lines."""
+
+
 @dataclass(frozen=True)
 class PartialSettings:
     """``--partial KINDS --max-hidden K``: what the log left out, the bound, and what a check
@@ -81,6 +87,7 @@ class PartialSettings:
     max_hidden: int
     limits: tuple[str, ...]
     explain: bool = False
+    window: int = WINDOW
 
 
 @dataclass
