@@ -396,7 +396,7 @@ def jobs(profile_names: list[str], pattern: keyword.Selector = None) -> list[Job
                         agree_instance=first,
                     )
                 )
-    for opname in OPS:
+    for opname in (agreement.INITIAL, *OPS):
         name = f"agree.{opname}"
         if not keyword.matches(pattern, name):
             continue
