@@ -61,7 +61,7 @@ from .explore import (
     user,
 )
 from .pin import Encoder, pin_step
-from .solve import _solver
+from .solve import answer
 from .steps import FINITE_STATES, SEARCH_BOUND, Step, step
 
 RLIMIT = 5_000_000
@@ -399,10 +399,7 @@ def agree_on(
         (z3.Not(same), z3.unsat),
     )
     for question, expect in questions:
-        s = _solver()
-        s.set("rlimit", rlimit)
-        s.add(*pins, *facts, *z.alg.defs, question)
-        status = s.check()
+        status = answer([*pins, *facts, *z.alg.defs, question], rlimit)[0]
         if status == z3.unknown:
             return "unknown"
         if status != expect:
@@ -424,10 +421,7 @@ def agree_initial(v: Variant, zv: Variant) -> str:
         got.sets == want.sets,
     )
     for question, expect in ((same, z3.sat), (z3.Not(same), z3.unsat)):
-        s = _solver()
-        s.set("rlimit", RLIMIT)
-        s.add(*enc.facts(), question)
-        status = s.check()
+        status = answer([*enc.facts(), question], RLIMIT)[0]
         if status == z3.unknown:
             return "unknown"
         if status != expect:

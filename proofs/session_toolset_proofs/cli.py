@@ -1,5 +1,6 @@
 """`session-toolset prove [--profile P | --all-profiles] [-k PATTERN] [--json FILE] [--junit FILE]
-[--jobs N] [--emit-vectors DIR] [--hazards] [--emit-hazard-vectors DIR] [--quiet | --verbose]`.
+[--jobs N] [--cache-dir DIR | --no-cache] [--emit-vectors DIR] [--hazards]
+[--emit-hazard-vectors DIR] [--quiet | --verbose]`.
 
 Exit 0 only when every default-profile obligation is proved, every expected refutation
 (profiles and mutants) happens and every witness is satisfiable; ``unknown`` is a failure; bad
@@ -8,6 +9,7 @@ also written as a PROTOCOL.md vector (`vectors`); a vector its own variant would
 does not discriminate) is reported on stderr and fails the run.  ``--hazards`` also checks
 the hazards (`hazards`: what SPEC.md does not promise, each with a minimal trace) and fails the
 run if one is not refuted or proved as expected; ``--emit-hazard-vectors`` writes their vectors.
+Z3's answers are cached by each query's exact text (`cache`) unless ``--no-cache``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any, Protocol
 from session_toolset_model import keyword
 from session_toolset_model.profiles import DEFAULT_PROFILE, PROFILES
 
+from . import cache
 from .hazards import Result as HazardResult
 from .hazards import UnderProfile, check_all, under_profiles
 from .hazards.report import profiles_json, profiles_text
@@ -77,6 +80,17 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="write every counterexample as a PROTOCOL.md vector file into DIR",
     )
+    stored = p.add_mutually_exclusive_group()
+    stored.add_argument(
+        "--cache-dir",
+        type=Path,
+        metavar="DIR",
+        help="keep Z3's answers here, keyed by each query's exact text "
+        f"(default: {_home(cache.default_dir())})",
+    )
+    stored.add_argument(
+        "--no-cache", action="store_true", help="solve every query, read and write no cache"
+    )
     out = p.add_mutually_exclusive_group()
     out.add_argument(
         "--quiet",
@@ -99,6 +113,26 @@ def _parser() -> argparse.ArgumentParser:
         help="write every hazard's trace as a PROTOCOL.md vector file into DIR (implies --hazards)",
     )
     return p
+
+
+def _home(path: Path) -> str:
+    """``path`` with the home directory written ``~`` (for the help text)."""
+    try:
+        return "~/" + str(path.relative_to(Path.home()))
+    except ValueError:
+        return str(path)
+
+
+def _store(args: argparse.Namespace) -> tuple[cache.Cache | None, str | None]:
+    """The cache of this run and, for an explicit ``--cache-dir`` that cannot hold it, the
+    error.  The default directory silently falls back to no cache."""
+    if args.no_cache:
+        return None, None
+    root = args.cache_dir or cache.default_dir()
+    problem = cache.usable(root)
+    if problem is None:
+        return cache.Cache(root), None
+    return None, (f"cannot use --cache-dir {problem}" if args.cache_dir else None)
 
 
 def _write(path: Path, text: str) -> bool:
@@ -175,6 +209,10 @@ def main(argv: list[str], independent: Callable[[], IndependentReplay] | None = 
         if problem is not None:
             print(f"{PROG}: error: {problem}", file=sys.stderr)
             return 2
+    store, problem = _store(args)
+    if problem is not None:
+        print(f"{PROG}: error: {problem}", file=sys.stderr)
+        return 2
     profiles = list(PROFILES) if args.all_profiles else [args.profile]
     if DEFAULT_PROFILE in profiles:
         profiles.remove(DEFAULT_PROFILE)
@@ -183,7 +221,7 @@ def main(argv: list[str], independent: Callable[[], IndependentReplay] | None = 
     # row with --verbose), and the summary as the one last line.
     if sys.stdout.isatty() and not (args.quiet or args.verbose):
         print(f"prove: checking {', '.join(profiles)} on {args.jobs} worker(s) ...", flush=True)
-    report = run(profiles, args.pattern, args.jobs)
+    report = run(profiles, args.pattern, args.jobs, store)
     if not report.rows:
         print(f"{PROG}: error: no obligation name contains -k {args.pattern!r}", file=sys.stderr)
         return 2

@@ -26,7 +26,7 @@ from session_toolset_model import keyword, reachability
 from session_toolset_model.ops import OPS, outcomes_for
 from session_toolset_model.profiles import DEFAULT, DEFAULT_PROFILE, Variant
 
-from . import agreement, explore
+from . import agreement, cache, explore
 from .explore import nodes
 from .obligations import (
     EXPECTED_PROFILE_REFUTATIONS,
@@ -70,6 +70,10 @@ class Row:
     """Index of the job that made the row (within one run)."""
     basis: str = ""
     """For a proved row: ``premises``, or by construction (``simplify``, ``no premises``)."""
+    solved: int = field(default=0, compare=False)
+    """Z3 checks this row's job solved (the job's first row carries the job's count)."""
+    reused: int = field(default=0, compare=False)
+    """Z3 checks this row's job answered from the cache (`cache`)."""
 
     @property
     def passed(self) -> bool:
@@ -83,6 +87,9 @@ class Row:
 @dataclass
 class Report:
     rows: list[Row]
+    cached: bool = False
+    """Whether the run used a cache of Z3 answers (`cache`): the summary then says how many
+    checks it answered."""
 
     @property
     def ok(self) -> bool:
@@ -93,10 +100,15 @@ class Report:
         secs = sum(r.seconds for r in self.rows)
         agree = [r for r in self.rows if r.kind == "agreement"]
         both = f"; {sum(r.passed for r in agree)} of {len(agree)} agreement checks as expected"
-        return (
+        line = (
             f"{len(self.rows)} checks, {len(self.rows) - failed} as expected, {failed} not; "
             f"{self.proof_counts()}{both if agree else ''}; {secs:.1f} s summed over checks"
         )
+        if self.cached:
+            solved = sum(r.solved for r in self.rows)
+            reused = sum(r.reused for r in self.rows)
+            line += f"; Z3 answered {solved} queries, the cache {reused}"
+        return line
 
     def proof_counts(self) -> str:
         """Default-profile proofs: those that need the inductive invariant, those that hold from
@@ -558,14 +570,14 @@ def _forget() -> None:
     """Empty this process's caches of built transitions and concrete results before a run:
     they were computed from whatever definition was loaded when they were filled (a test may
     have patched it since), and a run must start from the same state every time."""
-    for cache in (
+    for filled in (
         steps_cache,
         reach_cache,
         explore._NODES,
         explore._CANDIDATES,
         explore._RESULTS,
     ):
-        cache.clear()
+        filled.clear()
 
 
 def _unit(job: Job, i: int) -> tuple[str, ...]:
@@ -597,13 +609,22 @@ def _unit_rows(members: list[int]) -> list[Row]:
 
 
 def _tagged(i: int) -> list[Row]:
+    solved, reused = cache.COUNTS.solved, cache.COUNTS.reused
     rows = _WORK[i].execute()
     for r in rows:
         r.job = i
+    if rows:
+        rows[0].solved = cache.COUNTS.solved - solved
+        rows[0].reused = cache.COUNTS.reused - reused
     return rows
 
 
-def run(profile_names: list[str], pattern: keyword.Selector = None, workers: int = 1) -> Report:
+def run(
+    profile_names: list[str],
+    pattern: keyword.Selector = None,
+    workers: int = 1,
+    store: cache.Cache | None = None,
+) -> Report:
     """Check every obligation selected by ``-k pattern`` (`keyword`) under the profiles.
 
     Isolation: every obligation under one profile (its rows in a fixed order: `_unit`), every
@@ -613,7 +634,8 @@ def run(profile_names: list[str], pattern: keyword.Selector = None, workers: int
     then the same for an obligation whatever ran before it or beside it: its rows' answers are
     the same when it is selected alone (``-k``) and in the full run, for any number of
     ``workers``.  Groups (one op each) only share the concrete exploration's results and
-    balance the load.  The rows come back in report order."""
+    balance the load.  The rows come back in report order.  With ``store`` every Z3 check
+    is first looked up there by its exact query text (`cache`)."""
     global _WORK
     work = jobs(profile_names, pattern)
     _forget()
@@ -623,13 +645,15 @@ def run(profile_names: list[str], pattern: keyword.Selector = None, workers: int
         groups.setdefault(j.group, []).append(i)
     order = sorted(groups.values(), key=lambda g: (-sum(work[i].weight for i in g), g[0]))
     _WORK = work
+    cache.ACTIVE = store
     gc.freeze()  # fewer copy-on-write pages in the forks
     try:
         results = _run_all(order, max(1, workers))
     finally:
         _WORK = []
+        cache.ACTIVE = None
         gc.unfreeze()
-    return Report([row for i in range(len(work)) for row in results[i]])
+    return Report([row for i in range(len(work)) for row in results[i]], store is not None)
 
 
 def _has_cex(r: Row) -> bool:

@@ -39,7 +39,7 @@ from .explore import ALG, Action, Node, candidates, nodes, outcome, second_state
 from .obligations import FINITE_STATES, SEARCH_BOUND, Obligation, Query
 from .pin import Encoder, pin_step
 from .postconditions import LATER_CHECK
-from .solve import _solver
+from .solve import answer
 
 MAX_CONFIRMATIONS = 25
 
@@ -171,9 +171,20 @@ def _success(opname: str, node: Node, a: dict[str, Any], r: Result) -> bool:
     if opname in ("activate_many", "activate_model"):
         return _len(a) >= 2
     if opname == "rebuild":
-        return bool(a["carry_forward"]) and _any_drop(r)
+        return bool(a["carry_forward"]) and _any_drop(r) and a["into"] != a["name"]
     if opname == "route":
-        return bool(a["has_retained"])
+        return bool(a["has_retained"]) and a["retained"] != a["into"]
+    return True
+
+
+def _later_rejection(opname: str, node: Node, a: dict[str, Any]) -> bool:
+    """Concrete form of `obligations._later_rejection`: a batch (or core-id list) of at least
+    two whose first element passes."""
+    if opname == "set_new":
+        ids = a["core_ids"]
+        return len(ids) >= 2 and node.state.catalog[ids[0]] is not None
+    if opname in ("activate_many", "activate_model"):
+        return _len(a) >= 2 and _first_passes(opname, node, a)
     return True
 
 
@@ -201,20 +212,26 @@ def _functional_case(name: str, opname: str, node: Node, a: dict[str, Any], r: R
         if case == "refused":
             return not a["confirmed"] and _len(a) >= 1
         if case == "issuance_rejected":
-            return code.startswith("HostActivationError.Issuance.")
+            first = pre.catalog[a["tools"][0]] if a["tools"] else None
+            trusted = first is not None and first.trust == "trusted"
+            return code.startswith("HostActivationError.Issuance.") and _len(a) >= 2 and trusted
         if case == "bulk_rejected":
-            return code.startswith("HostActivationError.Bulk.") and _len(a) >= 2
-        return ok == (case == "applied") and _len(a) >= 2
+            return code.startswith("HostActivationError.Bulk.") and _later_rejection(
+                opname, node, a
+            )
+        if case == "rejected":
+            return not ok and _later_rejection(opname, node, a)
+        return ok and _len(a) >= 2
     if opname == "is_stale":
         return bool(r.extras["stale"])
     if opname in ("activate", "revoke"):
         return ok and pre.sets[a["name"]].schemagen >= 1
     if opname == "rebuild":
-        return bool(a["carry_forward"]) and _any_drop(r) and bool(_acts(r.state, a["into"]))
+        return _success(opname, node, a, r) and bool(_acts(r.state, a["into"]))
     if opname == "authorize":
         return ok and pre.sets[a["name"]].core[a["tool"]] is None
     if opname == "route":
-        return bool(a["has_retained"]) and bool(r.extras["stale"])
+        return _success(opname, node, a, r) and bool(r.extras["stale"])
     return _success(opname, node, a, r)
 
 
@@ -242,7 +259,7 @@ def witness_filter(name: str, opname: str) -> Filter:
         if name.startswith("invariant.step."):
             return _success(opname, node, a, r)
         if name.startswith("no_partial_mutation."):
-            return not ok and (_len(a) >= 2 or opname not in ("activate_many", "activate_model"))
+            return not ok and _later_rejection(opname, node, a)
         if name.startswith("zero_inheritance.frame."):
             targets = {a[x] for x in OPS[opname].set_args}
             return ok and any(n not in targets for n in pre.sets)
@@ -281,7 +298,7 @@ def witness_filter(name: str, opname: str) -> Filter:
                 return ok and _len(a) >= 2
             return ok and schemagen >= 1
         if name == "postcondition.route":
-            return bool(a["has_retained"]) and bool(r.extras["stale"])
+            return _success(opname, node, a, r) and bool(r.extras["stale"])
         if name == "postcondition.set_default_core":
             return any(
                 getattr(x.prov, "kind", "") == "unverified" for x in pre.catalog.as_dict().values()
@@ -297,7 +314,7 @@ def witness_filter(name: str, opname: str) -> Filter:
             return ok and schemagen >= 1
         if name.startswith("counters.schema_generation_never_decreases."):
             if opname == "rebuild":
-                return bool(a["carry_forward"]) and _any_drop(r)
+                return _success(opname, node, a, r)
             return ok and (_len(a) >= 2 or opname not in ("activate_many", "activate_model"))
         if name == "atomic_batch.unauthorized_changes_nothing":
             return not a["confirmed"] and _len(a) >= 1
@@ -310,12 +327,11 @@ def witness_filter(name: str, opname: str) -> Filter:
         if name in ("drift_denial.stale_iff_generations_differ.is_stale", "is_stale.pure"):
             return bool(r.extras["stale"])
         if name == "drift_denial.stale_iff_generations_differ.route":
-            return bool(r.extras["stale"]) and bool(a["has_retained"])
+            return bool(r.extras["stale"]) and _success(opname, node, a, r)
         if name == "drift_denial.rebuild_carries_only_matching":
-            carried = _acts(r.state, a["into"])
-            return bool(a["carry_forward"]) and _any_drop(r) and bool(carried)
+            return _success(opname, node, a, r) and bool(_acts(r.state, a["into"]))
         if name == "drift_denial.rebuild_exact_drop_reasons":
-            return bool(a["carry_forward"]) and _any_drop(r)
+            return _success(opname, node, a, r)
         if name.endswith(".activate_many") and name.startswith(
             ("drift_denial.activation_generation_strict", "zero_inheritance.granted_for")
         ):
@@ -415,15 +431,13 @@ def find(
         return queries[bound]
 
     if ob.op is None:  # initiation: no transition, the query is ground
-        solver = _solver()
-        solver.add(*query(None)[1])
-        status = str(solver.check())
+        q, asked = query(None)
+        result, trace = answer(asked, None, q.trace)
+        status = str(result)
         if status != "sat":
             return Found(status, time.perf_counter() - start)
         if ob.kind == "interpretation":
             # its model is a Z3 batch and predicate, not a concrete trace: no vector
-            q, model = query(None)[0], solver.model()
-            trace = {k: str(model.eval(t, model_completion=True)) for k, t in q.trace.items()}
             return Found(status, time.perf_counter() - start, trace)
         # The instance is the initial state itself: the trace from it is empty, so its vector is
         # a `reset` followed by the observations.
@@ -435,8 +449,9 @@ def find(
 
     def confirm(node: Node, args: dict[str, Any], second: State | None, budget: int) -> Any:
         """Pinned confirmation: the bounded query first, the unbounded one if that is unknown.
-        Returns (status, solver, query)."""
+        Returns (status, the trace terms' values when sat)."""
         status: Any = z3.unknown
+        values: dict[str, str] = {}
         for bound in CERTIFY_BOUNDS if mode == "witness" else (CONFIRM_BOUND, None):
             q, base_query = query(bound)
             enc = Encoder()
@@ -444,19 +459,14 @@ def find(
             if second is not None:
                 pins += pin_step(enc, opname, q.steps[1].pre, q.steps[1].args, second, args)
             # a fresh solver per confirmation (incremental push/pop mode gives up more often)
-            solver = _solver()
-            solver.set("rlimit", budget)
-            solver.add(*base_query, *pins, *enc.facts())
-            status = solver.check()
+            status, values = answer([*base_query, *pins, *enc.facts()], budget, q.trace)
             if status != z3.unknown:
                 break
-        return status, solver, q
+        return status, values
 
     def found(
-        solver: Any, q: Query, node: Node, act: Action, code: str, second: State | None, kept: Any
+        trace: dict[str, str], node: Node, act: Action, code: str, second: State | None, kept: Any
     ) -> Found:
-        model = solver.model()
-        trace = {k: str(model.eval(t, model_completion=True)) for k, t in q.trace.items()}
         concrete = concrete_trace(node, act, code)
         if second is not None:
             concrete.append({"second_pre_state": f"the pre-state with only sets {kept} kept"})
@@ -488,9 +498,9 @@ def find(
             continue
         attempts += 1
         first = CONFIRM_RLIMIT if second is not None else FIRST_RLIMIT  # two runs: more work
-        status, solver, q = confirm(node, args, second, first)
+        status, values = confirm(node, args, second, first)
         if status == z3.sat:
-            return found(solver, q, node, act, res.code, second, kept)
+            return found(values, node, act, res.code, second, kept)
         if status == z3.unknown:
             deferred.append((node, act, res.code, second, kept))
         if attempts >= MAX_CONFIRMATIONS:
@@ -498,9 +508,9 @@ def find(
     # candidates whose cheap confirmation gave up get the full budget, in the order found
     unknowns = 0
     for node, act, code, second, kept in deferred:
-        status, solver, q = confirm(node, act.kwargs, second, CONFIRM_RLIMIT)
+        status, values = confirm(node, act.kwargs, second, CONFIRM_RLIMIT)
         if status == z3.sat:
-            return found(solver, q, node, act, code, second, kept)
+            return found(values, node, act, code, second, kept)
         unknowns += status == z3.unknown
     status_name = "unknown" if unknowns else "exhausted"
     return Found(status_name, time.perf_counter() - start, attempts=attempts)
