@@ -82,26 +82,42 @@ class Cache:
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
 
-    def get(self, key: str) -> tuple[str, dict[str, str]] | None:
+    def get_doc(self, key: str) -> Any:
+        """The JSON document stored under ``key`` (None: none, or unreadable)."""
         try:
-            doc = json.loads(self._path(key).read_text(encoding="utf-8"))
+            return json.loads(self._path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def get(self, key: str) -> tuple[str, dict[str, str]] | None:
+        doc = self.get_doc(key)
+        try:
             status, values = doc["status"], doc["values"]
-        except (OSError, ValueError, KeyError, TypeError):
+        except (KeyError, TypeError):
             return None
         if status not in ("sat", "unsat", "unknown") or not isinstance(values, dict):
             return None
         return status, {str(k): str(v) for k, v in values.items()}
 
     def put(self, key: str, status: str, values: dict[str, str]) -> None:
+        self.put_doc(key, {"status": status, "values": values})
+
+    def put_doc(self, key: str, doc: Any) -> None:
+        """Store the JSON document ``doc`` under ``key`` (atomically; errors ignored)."""
         path = self._path(key)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
             with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump({"status": status, "values": values}, out)
+                json.dump(doc, out)
             os.replace(tmp, path)
         except OSError:  # a cache that cannot be written only costs time
             pass
+
+
+def doc_key(*parts: str) -> str:
+    """The key of a document that is not a Z3 answer (`search.Hint`)."""
+    return hashlib.sha256("\0".join((f"format {FORMAT}", *parts)).encode()).hexdigest()
 
 
 def usable(root: Path) -> str | None:

@@ -35,6 +35,7 @@ from session_toolset_model.ops import OPS
 from session_toolset_model.profiles import DEFAULT, Variant
 from session_toolset_model.state import Result, State, initial
 
+from . import cache
 from .explore import ALG, Action, Node, candidates, nodes, outcome, second_state
 from .obligations import FINITE_STATES, SEARCH_BOUND, Obligation, Query
 from .pin import Encoder, pin_step
@@ -472,9 +473,10 @@ def find(
             concrete.append({"second_pre_state": f"the pre-state with only sets {kept} kept"})
         return Found("sat", time.perf_counter() - start, trace, concrete, node, act, attempts)
 
-    attempts = 0
-    deferred: list[tuple[Node, Action, str, State | None, list[str]]] = []
-    for node, i in _instances(opname, v if mode != "witness" else DEFAULT):
+    Candidate = tuple[Node, Action, str, State | None, list[str]]
+
+    def candidate(node: Node, i: int) -> Candidate | None:
+        """Candidate ``i`` of ``node`` if it passes the filters (see the module docstring)."""
         act = candidates(opname, node)[i]
         args = act.kwargs
         res = outcome(v, opname, node, i)
@@ -487,33 +489,105 @@ def find(
             if second is not None:
                 same = same and _same(act.run(base, second), act.run(v, second))
             if same:
-                continue
+                return None
         if second is not None and mode != "witness":
             # the violation itself, concretely: the two runs disagree on outcome or target set
             other = act.run(v, second)
             target = _target(opname, args)
             if other.code == res.code and other.state.sets[target] == res.state.sets[target]:
-                continue
+                return None
         if not keep(node, args, res):
+            return None
+        return node, act, res.code, second, kept
+
+    searched = v if mode != "witness" else DEFAULT
+    hint = Hint(ob.name, v, mode, base)
+    attempts = 0
+    told = hint.get(opname, searched)
+    if told is not None:  # where a run with the cache found one: confirmed like any other
+        node, i, budget = told
+        c = candidate(node, i)
+        if c is not None:
+            attempts += 1
+            status, values = confirm(c[0], c[1].kwargs, c[3], budget)
+            if status == z3.sat:
+                return found(values, *c)
+    deferred: list[Candidate] = []
+    for node, i in _instances(opname, searched):
+        c = candidate(node, i)
+        if c is None:
             continue
         attempts += 1
-        first = CONFIRM_RLIMIT if second is not None else FIRST_RLIMIT  # two runs: more work
-        status, values = confirm(node, args, second, first)
+        first = CONFIRM_RLIMIT if c[3] is not None else FIRST_RLIMIT  # two runs: more work
+        status, values = confirm(node, c[1].kwargs, c[3], first)
         if status == z3.sat:
-            return found(values, node, act, res.code, second, kept)
+            hint.put(searched, node, i, first)
+            return found(values, *c)
         if status == z3.unknown:
-            deferred.append((node, act, res.code, second, kept))
+            deferred.append(c)
         if attempts >= MAX_CONFIRMATIONS:
             break
     # candidates whose cheap confirmation gave up get the full budget, in the order found
     unknowns = 0
-    for node, act, code, second, kept in deferred:
-        status, values = confirm(node, act.kwargs, second, CONFIRM_RLIMIT)
+    for c in deferred:
+        status, values = confirm(c[0], c[1].kwargs, c[3], CONFIRM_RLIMIT)
         if status == z3.sat:
-            return found(values, node, act, code, second, kept)
+            node = c[0]
+            hint.put(searched, node, candidates(opname, node).index(c[1]), CONFIRM_RLIMIT)
+            return found(values, *c)
         unknowns += status == z3.unknown
     status_name = "unknown" if unknowns else "exhausted"
     return Found(status_name, time.perf_counter() - start, attempts=attempts)
+
+
+@dataclass(frozen=True)
+class Hint:
+    """Where a run with the cache (`cache.ACTIVE`) found the witness or counterexample of one
+    row: the pre-state (its place among `explore.nodes`), the candidate and the confirmation
+    budget.  The next run tries that candidate first, through the same filters and the same
+    confirmation query as any other, so a hint only orders the work: an edit that makes it
+    fail its filters or its confirmation sends the search on as without it.  With nothing
+    changed it is the first one the search would confirm, so the row is the same."""
+
+    name: str
+    variant: Variant
+    mode: str
+    base: Variant | None
+
+    def _key(self) -> str:
+        return cache.doc_key("hint", self.name, repr(self.variant), self.mode, repr(self.base))
+
+    def get(self, opname: str, v: Variant) -> tuple[Node, int, int] | None:
+        store = cache.ACTIVE
+        doc = store.get_doc(self._key()) if store is not None else None
+        if not isinstance(doc, dict):
+            return None
+        try:
+            default = doc["from"] == "default"
+            node = (nodes() if default else nodes(v))[int(doc["node"])]
+            i, rlimit = int(doc["action"]), int(doc["rlimit"])
+        except (KeyError, IndexError, TypeError, ValueError):
+            return None
+        if not default and (node.state in _default_states() or not invariant_holds(node.state)):
+            return None  # `_instances` would not offer it
+        if not 0 <= i < len(candidates(opname, node)):
+            return None
+        return node, i, rlimit
+
+    def put(self, v: Variant, node: Node, i: int, rlimit: int) -> None:
+        store = cache.ACTIVE
+        if store is None:
+            return
+        default = nodes()
+        index = next((k for k, n in enumerate(default) if n is node), None)
+        where = "default"
+        if index is None:
+            where, index = "variant", next(k for k, n in enumerate(nodes(v)) if n is node)
+        store.put_doc(self._key(), {"from": where, "node": index, "action": i, "rlimit": rlimit})
+
+
+def _default_states() -> set[State]:
+    return {n.state for n in nodes()}
 
 
 def _same(a: Result, b: Result) -> bool:
