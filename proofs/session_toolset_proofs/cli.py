@@ -125,8 +125,9 @@ def _home(path: Path) -> str:
 
 def _store(args: argparse.Namespace) -> tuple[cache.Cache | None, str | None]:
     """The cache of this run and, for an explicit ``--cache-dir`` that cannot hold it, the
-    error.  The default directory silently falls back to no cache."""
-    if args.no_cache:
+    error.  The default directory silently falls back to no cache.  A run that writes vectors
+    uses none: its counterexamples must be the ones a run from scratch finds (`search.Hint`)."""
+    if args.no_cache or args.emit_vectors or args.emit_hazard_vectors:
         return None, None
     root = args.cache_dir or cache.default_dir()
     problem = cache.usable(root)

@@ -100,15 +100,16 @@ class Report:
         secs = sum(r.seconds for r in self.rows)
         agree = [r for r in self.rows if r.kind == "agreement"]
         both = f"; {sum(r.passed for r in agree)} of {len(agree)} agreement checks as expected"
-        line = (
-            f"{len(self.rows)} checks, {len(self.rows) - failed} as expected, {failed} not; "
-            f"{self.proof_counts()}{both if agree else ''}; {secs:.1f} s summed over checks"
-        )
+        cached = ""
         if self.cached:
             solved = sum(r.solved for r in self.rows)
             reused = sum(r.reused for r in self.rows)
-            line += f"; Z3 answered {solved} queries, the cache {reused}"
-        return line
+            cached = f"; Z3 answered {solved} queries, the cache {reused}"
+        return (
+            f"{len(self.rows)} checks, {len(self.rows) - failed} as expected, {failed} not; "
+            f"{self.proof_counts()}{both if agree else ''}{cached}; "
+            f"{secs:.1f} s summed over checks"
+        )
 
     def proof_counts(self) -> str:
         """Default-profile proofs: those that need the inductive invariant, those that hold from
