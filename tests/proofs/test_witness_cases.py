@@ -221,7 +221,7 @@ def test_witnesses_show_their_case_beyond_the_trivial_one(all_profiles_report: R
     """In the full run: every rebuild and route witness goes to another name, every rejected
     batch witness has its first element pass."""
     rows = [r for r in all_profiles_report.rows if r.check == "witness"]
-    finals = {r.name: next(s for s in r.concrete if s.get("final")) for r in rows if r.concrete}
+    finals = {r.name: s for r in rows for s in r.concrete if s.get("final")}
     rebuilds = [f for f in finals.values() if f["op"] == "rebuild" and f["args"]["carry_forward"]]
     routes = [f for f in finals.values() if f["op"] == "route" and f["args"]["has_retained"]]
     assert len(rebuilds) >= 6 and len(routes) >= 4
