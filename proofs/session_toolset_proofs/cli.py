@@ -1,5 +1,6 @@
 """`session-toolset prove [--profile P | --all-profiles] [-k PATTERN] [--json FILE] [--junit FILE]
-[--jobs N] [--emit-vectors DIR] [--hazards] [--emit-hazard-vectors DIR] [--quiet | --verbose]`.
+[--jobs N] [--cache-dir DIR | --no-cache] [--emit-vectors DIR] [--hazards]
+[--emit-hazard-vectors DIR] [--quiet | --verbose]`.
 
 Exit 0 only when every default-profile obligation is proved, every expected refutation
 (profiles and mutants) happens and every witness is satisfiable; ``unknown`` is a failure; bad
@@ -11,6 +12,7 @@ also written as a PROTOCOL.md vector (`vectors`); a vector its own variant would
 does not discriminate) is reported on stderr and fails the run.  ``--hazards`` also checks
 the hazards (`hazards`: what SPEC.md does not promise, each with a minimal trace) and fails the
 run if one is not refuted or proved as expected; ``--emit-hazard-vectors`` writes their vectors.
+Z3's answers are cached by each query's exact text (`cache`) unless ``--no-cache``.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Any, NoReturn, Protocol
 from session_toolset_model import keyword
 from session_toolset_model.profiles import DEFAULT_PROFILE, PROFILES
 
+from . import cache
 from .hazards import Result as HazardResult
 from .hazards import UnderProfile, check_all, under_profiles
 from .hazards.report import profiles_json, profiles_text
@@ -93,6 +96,17 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="write every counterexample as a PROTOCOL.md vector file into DIR",
     )
+    stored = p.add_mutually_exclusive_group()
+    stored.add_argument(
+        "--cache-dir",
+        type=Path,
+        metavar="DIR",
+        help="keep Z3's answers here, keyed by each query's exact text "
+        f"(default: {_home(cache.default_dir())})",
+    )
+    stored.add_argument(
+        "--no-cache", action="store_true", help="solve every query, read and write no cache"
+    )
     out = p.add_mutually_exclusive_group()
     out.add_argument(
         "--quiet",
@@ -115,6 +129,27 @@ def _parser() -> argparse.ArgumentParser:
         help="write every hazard's trace as a PROTOCOL.md vector file into DIR (implies --hazards)",
     )
     return p
+
+
+def _home(path: Path) -> str:
+    """``path`` with the home directory written ``~`` (for the help text)."""
+    try:
+        return "~/" + str(path.relative_to(Path.home()))
+    except ValueError:
+        return str(path)
+
+
+def _store(args: argparse.Namespace) -> tuple[cache.Cache | None, str | None]:
+    """The cache of this run and, for an explicit ``--cache-dir`` that cannot hold it, the
+    error.  The default directory silently falls back to no cache.  A run that writes vectors
+    uses none: its counterexamples must be the ones a run from scratch finds (`search.Hint`)."""
+    if args.no_cache or args.emit_vectors or args.emit_hazard_vectors:
+        return None, None
+    root = args.cache_dir or cache.default_dir()
+    problem = cache.usable(root)
+    if problem is None:
+        return cache.Cache(root), None
+    return None, (f"cannot use --cache-dir {problem}" if args.cache_dir else None)
 
 
 def _write(path: Path, text: str) -> bool:
@@ -236,22 +271,31 @@ def main(
         if problem is not None:
             print(f"{PROG}: error: {problem}", file=sys.stderr)
             return 2
+    store, problem = _store(args)
+    if problem is not None:
+        print(f"{PROG}: error: {problem}", file=sys.stderr)
+        return 2
     profiles = list(PROFILES) if args.all_profiles else [args.profile]
     if DEFAULT_PROFILE in profiles:
         profiles.remove(DEFAULT_PROFILE)
         profiles.insert(0, DEFAULT_PROFILE)
     tally = Tally()
     try:
-        return _prove(args, profiles, tally, independent, progress)
+        return _prove(args, profiles, tally, independent, progress, store)
     except KeyboardInterrupt as stop:
-        return _interrupted(args, tally, getattr(stop, "signum", signal.SIGINT))
+        return _interrupted(args, tally, getattr(stop, "signum", signal.SIGINT), store)
 
 
-def _interrupted(args: argparse.Namespace, tally: Tally, signum: int) -> int:
+def _interrupted(
+    args: argparse.Namespace, tally: Tally, signum: int, store: cache.Cache | None
+) -> int:
     """SIGINT/SIGTERM: the checks that finished, in the reports marked incomplete, and the
     summary line; exit ``128 + signum``."""
     name = signal.Signals(signum).name
-    report = tally.report(f"interrupted by {name} after {tally.done} of {tally.total} checks")
+    report = tally.report(
+        f"interrupted by {name} after {tally.done} of {tally.total} checks",
+        cached=store is not None,
+    )
     table = report.table(only_unexpected=not args.verbose)
     if table:
         print(table)
@@ -264,12 +308,16 @@ def _interrupted(args: argparse.Namespace, tally: Tally, signum: int) -> int:
 
 
 def _run(
-    args: argparse.Namespace, profiles: list[str], tally: Tally, progress: ShowProgress | None
+    args: argparse.Namespace,
+    profiles: list[str],
+    tally: Tally,
+    progress: ShowProgress | None,
+    store: cache.Cache | None,
 ) -> Report:
     """The checks, with a progress line when the caller offers one (a terminal, no --quiet),
     made once `run` knows how many checks there are."""
     if progress is None:
-        return run(profiles, args.pattern, args.jobs, tally)
+        return run(profiles, args.pattern, args.jobs, tally, store)
     shown: list[ProgressLine] = []
 
     def update(done: int) -> None:
@@ -279,7 +327,7 @@ def _run(
 
     tally.on_rows = update
     try:
-        return run(profiles, args.pattern, args.jobs, tally)
+        return run(profiles, args.pattern, args.jobs, tally, store)
     finally:
         for line in shown:
             line.close()
@@ -291,8 +339,9 @@ def _prove(
     tally: Tally,
     independent: Callable[[], IndependentReplay] | None,
     progress: ShowProgress | None,
+    store: cache.Cache | None,
 ) -> int:
-    report = _run(args, profiles, tally, progress)
+    report = _run(args, profiles, tally, progress, store)
     if not report.rows:
         print(f"{PROG}: error: no obligation name contains -k {args.pattern!r}", file=sys.stderr)
         return 2

@@ -72,15 +72,18 @@ _SUCCESS = {
     "activate": "a successful activation",
     "activate_many": "a successful batch of at least two",
     "revoke": "a successful revocation",
-    "rebuild": "a carry-forward rebuild that drops something",
+    "rebuild": "a carry-forward rebuild into another name that drops something",
     "activate_user": "a successful user activation",
     "activate_model": "a confirmed model-initiated batch of at least two",
-    "route": "a retained set routed",
+    "route": "a retained set routed into another name",
 }
 
 _CASES = (
     ("invariant.init", "the initial state"),
-    ("no_partial_mutation.", "a rejection (of a batch of at least two, for batches)"),
+    (
+        "no_partial_mutation.",
+        "a rejection (for batches and core ids: at index 1 or later, the first element passing)",
+    ),
     ("zero_inheritance.frame.", "success while another set exists"),
     ("zero_inheritance.fresh_set_empty.", "the name held a set with an activation"),
     ("zero_inheritance.self_composition.", "the two worlds differ in their other sets"),
@@ -93,9 +96,15 @@ _CASES = (
     ("gate.soundness", "an authorized activated (not core) tool"),
     ("gate.exactness", "a stale set, still authorized"),
     ("gate.factory_only_on_success", "a successful call"),
-    ("drift_denial.rebuild_carries", "something carried and something dropped"),
-    ("drift_denial.rebuild_exact", "something dropped"),
-    ("drift_denial.stale_iff", "a stale set (routed from a retained one, for route)"),
+    (
+        "drift_denial.rebuild_carries",
+        "something carried and something dropped, into another name",
+    ),
+    ("drift_denial.rebuild_exact", "something dropped, into another name"),
+    (
+        "drift_denial.stale_iff",
+        "a stale set (routed from a retained one into another name, for route)",
+    ),
     ("atomic_batch.unauthorized", "an unconfirmed request naming at least one tool"),
     ("atomic_batch.", "a successful batch of at least two"),
     ("is_stale.pure", "a stale set"),
@@ -105,12 +114,15 @@ _CASES = (
     ("counters.checked_next_exact.", "the exhaustion outcome at 2^64-1"),
     ("counters.overflow_fails_closed.", "at 2^64-1, an operation that would mutate"),
     ("counters.schema_generation_advances", "success from schema_generation >= 1 (batch >= 2)"),
-    ("counters.schema_generation_never_decreases", "success (a batch >= 2; a rebuild drop)"),
+    (
+        "counters.schema_generation_never_decreases",
+        "success (a batch >= 2; a rebuild into another name that drops)",
+    ),
     (
         "postcondition.activate_m",
         "a batch of at least two whose first grant passes, decided by AlreadyActivated later",
     ),
-    ("postcondition.route", "a stale retained set"),
+    ("postcondition.route", "a stale retained set routed into another name"),
     ("postcondition.set_default_core", "an Unverified record in the catalog"),
     ("postcondition.", "success from schema_generation >= 1"),
     ("interp.", "a batch of three whose first hit is not its first element"),
@@ -207,6 +219,25 @@ def _dropped(s: Step) -> Any:
     return _some_tool(lambda t: sel(s.res.extras["dropped"], t) != zi.REASON["none"])
 
 
+def _elsewhere(s: Step) -> Any:
+    """Witness case of a rebuild or route: the new set goes under another name than its source
+    (into itself, "the old set untouched" and "copied as is" say nothing)."""
+    source = s.args["name"] if "name" in s.args else s.args["retained"]
+    return s.args["into"] != source
+
+
+def _later_rejection(s: Step, opname: str) -> list[Any]:
+    """Witness case of a rejected batch: at least two elements, the first one passing every
+    per-element check (`postconditions.first_passes`), so the rejection comes later."""
+    if opname == "set_new":
+        ids = s.args["core_ids"]
+        return [ids.length >= 2, R.is_Rec(sel(s.pre.catalog, ids.at(z3.IntVal(0))))]
+    seq = s.args.get("grants", s.args.get("tools"))
+    if seq is None:
+        return []
+    return [seq.length >= 2, pc.first_passes(s, opname)]
+
+
 def success_case(s: Step, opname: str) -> list[Any]:
     """The interesting success of each operation (a witness must show it, not a no-op):
     a batch of at least two, a record actually removed or replaced, a non-empty core, ..."""
@@ -228,8 +259,8 @@ def success_case(s: Step, opname: str) -> list[Any]:
         ],
         "activate_many": lambda: [a["grants"].length >= 2],
         "activate_model": lambda: [a["tools"].length >= 2],
-        "rebuild": lambda: [a["carry_forward"], _dropped(s)],
-        "route": lambda: [a["has_retained"]],
+        "rebuild": lambda: [a["carry_forward"], _dropped(s), _elsewhere(s)],
+        "route": lambda: [a["has_retained"], _elsewhere(s)],
     }
     return [s.ok, *cases.get(opname, list)()]
 
@@ -250,8 +281,7 @@ def _consecution(opname: str) -> Callable[[Variant], Query]:
 def _no_partial(opname: str) -> Callable[[Variant], Query]:
     def build(v: Variant) -> Query:
         s = step(opname, v)
-        seq = s.args.get("grants", s.args.get("tools"))
-        case = [] if seq is None else [seq.length >= 2]
+        case = _later_rejection(s, opname)
         return s.query(same(s.alg, s.pre, s.post), [z3.Not(s.ok)], witness=case)
 
     return build
@@ -361,7 +391,7 @@ def _stale_iff(opname: str) -> Callable[[Variant], Query]:
         goal = s.res.extras["stale"] == (S.set_catgen(sel(sets, s.args[key])) != s.pre.gen)
         case = [s.res.extras["stale"]]
         if opname == "route":
-            case.append(s.args["has_retained"])
+            case += [s.args["has_retained"], _elsewhere(s)]
         return s.query(goal, witness=case)
 
     return build
@@ -504,7 +534,7 @@ def _rebuild_carries(v: Variant) -> Query:
     )
     goal = z3.ForAll([t], p["new_act"] == z3.If(carried, expected, A.NoAct))
     kept = _some_tool(lambda u: A.is_Act(sel(S.set_acts(sel(s.post.sets, s.args["into"])), u)))
-    return s.query(goal, [s.args["carry_forward"]], witness=[kept, _dropped(s)])
+    return s.query(goal, [s.args["carry_forward"]], witness=[kept, _dropped(s), _elsewhere(s)])
 
 
 def _rebuild_reasons(v: Variant) -> Query:
@@ -522,7 +552,7 @@ def _rebuild_reasons(v: Variant) -> Query:
         reason["none"],
     )
     goal = z3.ForAll([t], sel(s.res.extras["dropped"], t) == expected)
-    return s.query(goal, [s.args["carry_forward"]], witness=[_dropped(s)])
+    return s.query(goal, [s.args["carry_forward"]], witness=[_dropped(s), _elsewhere(s)])
 
 
 def _unauthorized(v: Variant) -> Query:
@@ -559,7 +589,7 @@ def _never_decreases(opname: str) -> Callable[[Variant], Query]:
             return s.query(
                 S.set_schemagen(new) >= S.set_schemagen(old),
                 [s.args["carry_forward"]],
-                witness=[_dropped(s)],
+                witness=[_dropped(s), _elsewhere(s)],
             )
         n = z3.FreshConst(zi.SetName, "n")
         before, after = sel(s.pre.sets, n), sel(s.post.sets, n)

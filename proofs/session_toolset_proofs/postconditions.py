@@ -480,6 +480,28 @@ def _bulk_code(s: Step, st: Any, grant_at: Callable[[Any], Any], i: Any, prefix:
     return _first_of(checks, prefix)
 
 
+def first_passes(s: Step, opname: str) -> Any:
+    """The first element of a batch passes every per-element check of SPEC.md (for
+    `activate_model`: its issuance and its grant), so a rejection of the batch is decided
+    later.  For witness cases only; index 0 has no earlier element to repeat, so no
+    DuplicateRequest (and no fresh symbol: the obligation's other terms keep their names)."""
+    st = sel(s.pre.sets, s.args["name"])
+    zero = z3.IntVal(0)
+    if opname == "activate_many":
+        grant = s.args["grants"].at(zero)
+    else:
+        tool = s.args["tools"].at(zero)
+        digest = R.rec_digest(sel(s.pre.catalog, tool))
+        grant = G.MkGrant(S.set_session(st), tool, s.pre.gen, digest)
+    rec = sel(s.pre.catalog, G.g_tool(grant))
+    checks = _activate_checks(st, grant, s.pre.catalog, s.pre.gen)
+    return z3.And(
+        R.is_Rec(rec),
+        R.rec_trust(rec) == zi.TRUST["trusted"],
+        *(z3.Not(failing) for failing, _ in checks),
+    )
+
+
 LATER_CHECK = "Grant.AlreadyActivated"
 """The per-grant check a batch-outcome witness must see decide a batch at a later grant: the
 `activate` check that reads the target set's own activations (the one a session-wide lookup
@@ -609,7 +631,8 @@ def route_postcondition(v: Variant) -> Query:
             s.res.extras["stale"] == (S.set_catgen(kept) != s.pre.gen),
         ),
     )
-    return s.query(goal, witness=[a["has_retained"], S.set_catgen(kept) != s.pre.gen])
+    case = [a["has_retained"], a["retained"] != a["into"], S.set_catgen(kept) != s.pre.gen]
+    return s.query(goal, witness=case)
 
 
 def default_core_postcondition(v: Variant) -> Query:

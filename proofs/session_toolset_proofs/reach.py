@@ -25,7 +25,7 @@ from session_toolset_model.profiles import DEFAULT
 from .obligations import FINITE_STATES, SEARCH_BOUND, Step, step
 from .pin import Encoder, pin_step
 from .search import CONFIRM_BOUND, concrete_trace
-from .solve import _solver
+from .solve import answer
 
 
 @dataclass
@@ -59,10 +59,10 @@ def _confirm(opname: str, outcome: str, st: Any, args: dict[str, Any]) -> Any:
     for bound in (CONFIRM_BOUND, None):
         s = _step(opname, bound)
         enc = Encoder()
-        solver = _solver()
-        solver.add(*s.premises, *s.alg.defs, s.res.code == zi.OUTCOME[outcome])
-        solver.add(*pin_step(enc, opname, s.pre, s.args, st, args), *enc.facts())
-        status = solver.check()
+        pins = pin_step(enc, opname, s.pre, s.args, st, args)
+        status = answer(
+            [*s.premises, *s.alg.defs, s.res.code == zi.OUTCOME[outcome], *pins, *enc.facts()]
+        )[0]
         if status != z3.unknown:
             return status
     return status
@@ -70,9 +70,7 @@ def _confirm(opname: str, outcome: str, st: Any, args: dict[str, Any]) -> Any:
 
 def _unreachable(opname: str, outcome: str) -> Any:
     s = _step(opname, None)
-    solver = _solver()
-    solver.add(*s.premises, *s.alg.defs, s.res.code == zi.OUTCOME[outcome])
-    return solver.check()
+    return answer([*s.premises, *s.alg.defs, s.res.code == zi.OUTCOME[outcome]])[0]
 
 
 FIRST_NODES = 64

@@ -29,7 +29,7 @@ from session_toolset_model.enumerate import nodes
 from session_toolset_model.ops import OPS, outcomes_for
 from session_toolset_model.profiles import DEFAULT, DEFAULT_PROFILE, Variant
 
-from . import agreement
+from . import agreement, cache
 from .obligations import (
     EXPECTED_PROFILE_REFUTATIONS,
     FINITE_STATES,
@@ -72,6 +72,10 @@ class Row:
     """Index of the job that made the row (within one run)."""
     basis: str = ""
     """For a proved row: ``premises``, or by construction (``simplify``, ``no premises``)."""
+    solved: int = field(default=0, compare=False)
+    """Z3 checks this row's job solved (the job's first row carries the job's count)."""
+    reused: int = field(default=0, compare=False)
+    """Z3 checks this row's job answered from the cache (`cache`)."""
 
     @property
     def passed(self) -> bool:
@@ -88,6 +92,9 @@ class Report:
     stopped: str | None = None
     """Why the run ended before its last check (``interrupted by SIGINT after ...``); the rows
     are then those that finished.  None for a complete run."""
+    cached: bool = False
+    """Whether the run used a cache of Z3 answers (`cache`): the summary then says how many
+    checks it answered."""
 
     @property
     def ok(self) -> bool:
@@ -99,10 +106,15 @@ class Report:
         agree = [r for r in self.rows if r.kind == "agreement"]
         both = f"; {sum(r.passed for r in agree)} of {len(agree)} agreement checks as expected"
         stopped = "" if self.stopped is None else f" (incomplete: {self.stopped})"
+        cached = ""
+        if self.cached:
+            solved = sum(r.solved for r in self.rows)
+            reused = sum(r.reused for r in self.rows)
+            cached = f"; Z3 answered {solved} queries, the cache {reused}"
         return (
             f"{len(self.rows)} checks, {len(self.rows) - failed} as expected, {failed} not; "
-            f"{self.proof_counts()}{both if agree else ''}; {secs:.1f} s summed over checks"
-            f"{stopped}"
+            f"{self.proof_counts()}{both if agree else ''}{cached}; "
+            f"{secs:.1f} s summed over checks{stopped}"
         )
 
     def proof_counts(self) -> str:
@@ -419,7 +431,7 @@ def jobs(profile_names: list[str], pattern: keyword.Selector = None) -> list[Job
                         agree_instance=first,
                     )
                 )
-    for opname in OPS:
+    for opname in (agreement.INITIAL, *OPS):
         name = f"agree.{opname}"
         if not keyword.matches(pattern, name):
             continue
@@ -598,10 +610,11 @@ class Tally:
         if self.on_rows is not None:
             self.on_rows(self.done)
 
-    def report(self, stopped: str | None = None) -> Report:
-        """The finished rows in report order (``stopped``: why the rest did not run)."""
+    def report(self, stopped: str | None = None, *, cached: bool = False) -> Report:
+        """The finished rows in report order (``stopped``: why the rest did not run;
+        ``cached``: whether the run used a cache of Z3 answers)."""
         rows = [row for i in sorted(self.finished) for row in self.finished[i]]
-        return Report(rows, stopped)
+        return Report(rows, stopped, cached)
 
 
 def _run_all(groups: list[list[int]], workers: int, tally: Tally) -> None:
@@ -651,14 +664,14 @@ def _forget() -> None:
     """Empty this process's caches of built transitions and concrete results before a run:
     they were computed from whatever definition was loaded when they were filled (a test may
     have patched it since), and a run must start from the same state every time."""
-    for cache in (
+    for filled in (
         steps_cache,
         reach_cache,
         enumeration._NODES,
         enumeration._CANDIDATES,
         enumeration._RESULTS,
     ):
-        cache.clear()
+        filled.clear()
 
 
 def _unit(job: Job, i: int) -> tuple[str, ...]:
@@ -688,9 +701,13 @@ def _unit_rows(members: list[int]) -> list[Row]:
 
 
 def _tagged(i: int) -> list[Row]:
+    solved, reused = cache.COUNTS.solved, cache.COUNTS.reused
     rows = _WORK[i].execute()
     for r in rows:
         r.job = i
+    if rows:
+        rows[0].solved = cache.COUNTS.solved - solved
+        rows[0].reused = cache.COUNTS.reused - reused
     return rows
 
 
@@ -699,6 +716,7 @@ def run(
     pattern: keyword.Selector = None,
     workers: int = 1,
     tally: Tally | None = None,
+    store: cache.Cache | None = None,
 ) -> Report:
     """Check every obligation selected by ``-k pattern`` (`keyword`) under the profiles.
 
@@ -710,7 +728,8 @@ def run(
     the same when it is selected alone (``-k``) and in the full run, for any number of
     ``workers``.  Groups (one op each) only share the concrete exploration's results and
     balance the load.  The rows come back in report order; ``tally``, when given, holds them as
-    they finish (what a run stopped midway got through)."""
+    they finish (what a run stopped midway got through).  With ``store`` every Z3 check is
+    first looked up there by its exact query text (`cache`)."""
     global _WORK
     work = jobs(profile_names, pattern)
     tally = Tally() if tally is None else tally
@@ -723,13 +742,15 @@ def run(
         groups.setdefault(j.group, []).append(i)
     order = sorted(groups.values(), key=lambda g: (-sum(work[i].weight for i in g), g[0]))
     _WORK = work
+    cache.ACTIVE = store
     gc.freeze()  # fewer copy-on-write pages in the forks
     try:
         _run_all(order, max(1, workers), tally)
     finally:
         _WORK = []
+        cache.ACTIVE = None
         gc.unfreeze()
-    return tally.report()
+    return tally.report(cached=store is not None)
 
 
 def _has_cex(r: Row) -> bool:

@@ -38,10 +38,11 @@ from session_toolset_model.ops import OPS
 from session_toolset_model.profiles import DEFAULT, Variant
 from session_toolset_model.state import Result, State, initial
 
+from . import cache
 from .obligations import FINITE_STATES, SEARCH_BOUND, Obligation, Query
 from .pin import Encoder, pin_step
 from .postconditions import LATER_CHECK
-from .solve import _solver
+from .solve import answer
 
 MAX_CONFIRMATIONS = 25
 
@@ -185,9 +186,20 @@ def _success(opname: str, node: Node, a: dict[str, Any], r: Result) -> bool:
     if opname in ("activate_many", "activate_model"):
         return _len(a) >= 2
     if opname == "rebuild":
-        return bool(a["carry_forward"]) and _any_drop(r)
+        return bool(a["carry_forward"]) and _any_drop(r) and a["into"] != a["name"]
     if opname == "route":
-        return bool(a["has_retained"])
+        return bool(a["has_retained"]) and a["retained"] != a["into"]
+    return True
+
+
+def _later_rejection(opname: str, node: Node, a: dict[str, Any]) -> bool:
+    """Concrete form of `obligations._later_rejection`: a batch (or core-id list) of at least
+    two whose first element passes."""
+    if opname == "set_new":
+        ids = a["core_ids"]
+        return len(ids) >= 2 and node.state.catalog[ids[0]] is not None
+    if opname in ("activate_many", "activate_model"):
+        return _len(a) >= 2 and _first_passes(opname, node, a)
     return True
 
 
@@ -215,20 +227,26 @@ def _functional_case(name: str, opname: str, node: Node, a: dict[str, Any], r: R
         if case == "refused":
             return not a["confirmed"] and _len(a) >= 1
         if case == "issuance_rejected":
-            return code.startswith("HostActivationError.Issuance.")
+            first = pre.catalog[a["tools"][0]] if a["tools"] else None
+            trusted = first is not None and first.trust == "trusted"
+            return code.startswith("HostActivationError.Issuance.") and _len(a) >= 2 and trusted
         if case == "bulk_rejected":
-            return code.startswith("HostActivationError.Bulk.") and _len(a) >= 2
-        return ok == (case == "applied") and _len(a) >= 2
+            return code.startswith("HostActivationError.Bulk.") and _later_rejection(
+                opname, node, a
+            )
+        if case == "rejected":
+            return not ok and _later_rejection(opname, node, a)
+        return ok and _len(a) >= 2
     if opname == "is_stale":
         return bool(r.extras["stale"])
     if opname in ("activate", "revoke"):
         return ok and pre.sets[a["name"]].schemagen >= 1
     if opname == "rebuild":
-        return bool(a["carry_forward"]) and _any_drop(r) and bool(_acts(r.state, a["into"]))
+        return _success(opname, node, a, r) and bool(_acts(r.state, a["into"]))
     if opname == "authorize":
         return ok and pre.sets[a["name"]].core[a["tool"]] is None
     if opname == "route":
-        return bool(a["has_retained"]) and bool(r.extras["stale"])
+        return _success(opname, node, a, r) and bool(r.extras["stale"])
     return _success(opname, node, a, r)
 
 
@@ -256,7 +274,7 @@ def witness_filter(name: str, opname: str) -> Filter:
         if name.startswith("invariant.step."):
             return _success(opname, node, a, r)
         if name.startswith("no_partial_mutation."):
-            return not ok and (_len(a) >= 2 or opname not in ("activate_many", "activate_model"))
+            return not ok and _later_rejection(opname, node, a)
         if name.startswith("zero_inheritance.frame."):
             targets = {a[x] for x in OPS[opname].set_args}
             return ok and any(n not in targets for n in pre.sets)
@@ -295,7 +313,7 @@ def witness_filter(name: str, opname: str) -> Filter:
                 return ok and _len(a) >= 2
             return ok and schemagen >= 1
         if name == "postcondition.route":
-            return bool(a["has_retained"]) and bool(r.extras["stale"])
+            return _success(opname, node, a, r) and bool(r.extras["stale"])
         if name == "postcondition.set_default_core":
             return any(
                 getattr(x.prov, "kind", "") == "unverified" for x in pre.catalog.as_dict().values()
@@ -311,7 +329,7 @@ def witness_filter(name: str, opname: str) -> Filter:
             return ok and schemagen >= 1
         if name.startswith("counters.schema_generation_never_decreases."):
             if opname == "rebuild":
-                return bool(a["carry_forward"]) and _any_drop(r)
+                return _success(opname, node, a, r)
             return ok and (_len(a) >= 2 or opname not in ("activate_many", "activate_model"))
         if name == "atomic_batch.unauthorized_changes_nothing":
             return not a["confirmed"] and _len(a) >= 1
@@ -324,12 +342,11 @@ def witness_filter(name: str, opname: str) -> Filter:
         if name in ("drift_denial.stale_iff_generations_differ.is_stale", "is_stale.pure"):
             return bool(r.extras["stale"])
         if name == "drift_denial.stale_iff_generations_differ.route":
-            return bool(r.extras["stale"]) and bool(a["has_retained"])
+            return bool(r.extras["stale"]) and _success(opname, node, a, r)
         if name == "drift_denial.rebuild_carries_only_matching":
-            carried = _acts(r.state, a["into"])
-            return bool(a["carry_forward"]) and _any_drop(r) and bool(carried)
+            return _success(opname, node, a, r) and bool(_acts(r.state, a["into"]))
         if name == "drift_denial.rebuild_exact_drop_reasons":
-            return bool(a["carry_forward"]) and _any_drop(r)
+            return _success(opname, node, a, r)
         if name.endswith(".activate_many") and name.startswith(
             ("drift_denial.activation_generation_strict", "zero_inheritance.granted_for")
         ):
@@ -429,15 +446,13 @@ def find(
         return queries[bound]
 
     if ob.op is None:  # initiation: no transition, the query is ground
-        solver = _solver()
-        solver.add(*query(None)[1])
-        status = str(solver.check())
+        q, asked = query(None)
+        result, trace = answer(asked, None, q.trace)
+        status = str(result)
         if status != "sat":
             return Found(status, time.perf_counter() - start)
         if ob.kind == "interpretation":
             # its model is a Z3 batch and predicate, not a concrete trace: no vector
-            q, model = query(None)[0], solver.model()
-            trace = {k: str(model.eval(t, model_completion=True)) for k, t in q.trace.items()}
             return Found(status, time.perf_counter() - start, trace)
         # The instance is the initial state itself: the trace from it is empty, so its vector is
         # a `reset` followed by the observations.
@@ -449,8 +464,9 @@ def find(
 
     def confirm(node: Node, args: dict[str, Any], second: State | None, budget: int) -> Any:
         """Pinned confirmation: the bounded query first, the unbounded one if that is unknown.
-        Returns (status, solver, query)."""
+        Returns (status, the trace terms' values when sat)."""
         status: Any = z3.unknown
+        values: dict[str, str] = {}
         for bound in CERTIFY_BOUNDS if mode == "witness" else (CONFIRM_BOUND, None):
             q, base_query = query(bound)
             enc = Encoder()
@@ -458,27 +474,23 @@ def find(
             if second is not None:
                 pins += pin_step(enc, opname, q.steps[1].pre, q.steps[1].args, second, args)
             # a fresh solver per confirmation (incremental push/pop mode gives up more often)
-            solver = _solver()
-            solver.set("rlimit", budget)
-            solver.add(*base_query, *pins, *enc.facts())
-            status = solver.check()
+            status, values = answer([*base_query, *pins, *enc.facts()], budget, q.trace)
             if status != z3.unknown:
                 break
-        return status, solver, q
+        return status, values
 
     def found(
-        solver: Any, q: Query, node: Node, act: Action, code: str, second: State | None, kept: Any
+        trace: dict[str, str], node: Node, act: Action, code: str, second: State | None, kept: Any
     ) -> Found:
-        model = solver.model()
-        trace = {k: str(model.eval(t, model_completion=True)) for k, t in q.trace.items()}
         concrete = concrete_trace(node, act, code)
         if second is not None:
             concrete.append({"second_pre_state": f"the pre-state with only sets {kept} kept"})
         return Found("sat", time.perf_counter() - start, trace, concrete, node, act, attempts)
 
-    attempts = 0
-    deferred: list[tuple[Node, Action, str, State | None, list[str]]] = []
-    for node, i in _instances(opname, v if mode != "witness" else DEFAULT):
+    Candidate = tuple[Node, Action, str, State | None, list[str]]
+
+    def candidate(node: Node, i: int) -> Candidate | None:
+        """Candidate ``i`` of ``node`` if it passes the filters (see the module docstring)."""
         act = candidates(opname, node)[i]
         args = act.kwargs
         res = outcome(v, opname, node, i)
@@ -491,33 +503,105 @@ def find(
             if second is not None:
                 same = same and _same(act.run(base, second), act.run(v, second))
             if same:
-                continue
+                return None
         if second is not None and mode != "witness":
             # the violation itself, concretely: the two runs disagree on outcome or target set
             other = act.run(v, second)
             target = _target(opname, args)
             if other.code == res.code and other.state.sets[target] == res.state.sets[target]:
-                continue
+                return None
         if not keep(node, args, res):
+            return None
+        return node, act, res.code, second, kept
+
+    searched = v if mode != "witness" else DEFAULT
+    hint = Hint(ob.name, v, mode, base)
+    attempts = 0
+    told = hint.get(opname, searched)
+    if told is not None:  # where a run with the cache found one: confirmed like any other
+        node, i, budget = told
+        c = candidate(node, i)
+        if c is not None:
+            attempts += 1
+            status, values = confirm(c[0], c[1].kwargs, c[3], budget)
+            if status == z3.sat:
+                return found(values, *c)
+    deferred: list[Candidate] = []
+    for node, i in _instances(opname, searched):
+        c = candidate(node, i)
+        if c is None:
             continue
         attempts += 1
-        first = CONFIRM_RLIMIT if second is not None else FIRST_RLIMIT  # two runs: more work
-        status, solver, q = confirm(node, args, second, first)
+        first = CONFIRM_RLIMIT if c[3] is not None else FIRST_RLIMIT  # two runs: more work
+        status, values = confirm(node, c[1].kwargs, c[3], first)
         if status == z3.sat:
-            return found(solver, q, node, act, res.code, second, kept)
+            hint.put(searched, node, i, first)
+            return found(values, *c)
         if status == z3.unknown:
-            deferred.append((node, act, res.code, second, kept))
+            deferred.append(c)
         if attempts >= MAX_CONFIRMATIONS:
             break
     # candidates whose cheap confirmation gave up get the full budget, in the order found
     unknowns = 0
-    for node, act, code, second, kept in deferred:
-        status, solver, q = confirm(node, act.kwargs, second, CONFIRM_RLIMIT)
+    for c in deferred:
+        status, values = confirm(c[0], c[1].kwargs, c[3], CONFIRM_RLIMIT)
         if status == z3.sat:
-            return found(solver, q, node, act, code, second, kept)
+            node = c[0]
+            hint.put(searched, node, candidates(opname, node).index(c[1]), CONFIRM_RLIMIT)
+            return found(values, *c)
         unknowns += status == z3.unknown
     status_name = "unknown" if unknowns else "exhausted"
     return Found(status_name, time.perf_counter() - start, attempts=attempts)
+
+
+@dataclass(frozen=True)
+class Hint:
+    """Where a run with the cache (`cache.ACTIVE`) found the witness or counterexample of one
+    row: the pre-state (its place among `explore.nodes`), the candidate and the confirmation
+    budget.  The next run tries that candidate first, through the same filters and the same
+    confirmation query as any other, so a hint only orders the work: an edit that makes it
+    fail its filters or its confirmation sends the search on as without it.  With nothing
+    changed it is the first one the search would confirm, so the row is the same."""
+
+    name: str
+    variant: Variant
+    mode: str
+    base: Variant | None
+
+    def _key(self) -> str:
+        return cache.doc_key("hint", self.name, repr(self.variant), self.mode, repr(self.base))
+
+    def get(self, opname: str, v: Variant) -> tuple[Node, int, int] | None:
+        store = cache.ACTIVE
+        doc = store.get_doc(self._key()) if store is not None else None
+        if not isinstance(doc, dict):
+            return None
+        try:
+            default = doc["from"] == "default"
+            node = (nodes() if default else nodes(v))[int(doc["node"])]
+            i, rlimit = int(doc["action"]), int(doc["rlimit"])
+        except (KeyError, IndexError, TypeError, ValueError):
+            return None
+        if not default and (node.state in _default_states() or not invariant_holds(node.state)):
+            return None  # `_instances` would not offer it
+        if not 0 <= i < len(candidates(opname, node)):
+            return None
+        return node, i, rlimit
+
+    def put(self, v: Variant, node: Node, i: int, rlimit: int) -> None:
+        store = cache.ACTIVE
+        if store is None:
+            return
+        default = nodes()
+        index = next((k for k, n in enumerate(default) if n is node), None)
+        where = "default"
+        if index is None:
+            where, index = "variant", next(k for k, n in enumerate(nodes(v)) if n is node)
+        store.put_doc(self._key(), {"from": where, "node": index, "action": i, "rlimit": rlimit})
+
+
+def _default_states() -> set[State]:
+    return {n.state for n in nodes()}
 
 
 def _same(a: Result, b: Result) -> bool:

@@ -12,6 +12,7 @@ from typing import Any
 
 import z3  # type: ignore[import-untyped]
 
+from . import cache
 from .obligations import SEARCH_BOUND, Query
 
 SEED = 20240601
@@ -36,6 +37,38 @@ def _solver() -> Any:
     return s
 
 
+_STATUS = {"sat": z3.sat, "unsat": z3.unsat, "unknown": z3.unknown}
+
+
+def answer(
+    assertions: list[Any], rlimit: int | None = None, reads: dict[str, Any] | None = None
+) -> tuple[Any, dict[str, str]]:
+    """Z3's answer to ``assertions`` in a fresh `_solver` with budget ``rlimit`` (default
+    `RLIMIT`), and when ``sat`` the model's value of each term of ``reads`` (by name).  Every
+    check of `prove` goes through here, so the cache (`cache.ACTIVE`) sees each one."""
+    budget = RLIMIT if rlimit is None else rlimit
+    s = _solver()
+    s.set("rlimit", budget)
+    s.add(*assertions)
+    store = cache.ACTIVE
+    key = ""
+    if store is not None:
+        key = store.key(s.to_smt2(), budget, SEED, reads)
+        hit = store.get(key)
+        if hit is not None:
+            cache.COUNTS.reused += 1
+            return _STATUS[hit[0]], hit[1]
+    status = s.check()
+    cache.COUNTS.solved += 1
+    values: dict[str, str] = {}
+    if status == z3.sat and reads:
+        model = s.model()
+        values = {k: str(model.eval(t, model_completion=True)) for k, t in reads.items()}
+    if store is not None:
+        store.put(key, str(status), values)
+    return status, values
+
+
 BOUND = 3
 """Batch length bound used first when *searching* for a model (witness or counterexample)."""
 
@@ -53,8 +86,8 @@ def check(build: Callable[[], Query], negate_goal: bool, search: bool = False) -
         if found.status == "sat":
             return found
     query = build()
-    result, s = _run(query, negate_goal, [])
-    return Outcome(str(result), time.perf_counter() - start, _trace(result, s, query))
+    result, trace = _run(query, negate_goal, [])
+    return Outcome(str(result), time.perf_counter() - start, trace)
 
 
 def bounded(build: Callable[[], Query], negate_goal: bool) -> Outcome:
@@ -68,19 +101,12 @@ def bounded(build: Callable[[], Query], negate_goal: bool) -> Outcome:
         query = build()
     finally:
         SEARCH_BOUND.reset(token)
-    result, s = _run(query, negate_goal, [], BOUNDED_RLIMIT)
-    return Outcome(str(result), time.perf_counter() - start, _trace(result, s, query))
+    result, trace = _run(query, negate_goal, [], BOUNDED_RLIMIT)
+    return Outcome(str(result), time.perf_counter() - start, trace)
 
 
 BOUNDED_RLIMIT = RLIMIT
 """Budget of `bounded` (its own constant: a test starves the proofs alone)."""
-
-
-def _trace(result: Any, s: Any, query: Query) -> dict[str, str]:
-    if result != z3.sat:
-        return {}
-    model = s.model()
-    return {k: str(model.eval(t, model_completion=True)) for k, t in query.trace.items()}
 
 
 def construction(build: Callable[[], Query]) -> str:
@@ -103,10 +129,7 @@ def construction(build: Callable[[], Query]) -> str:
 
 
 def _unsat(premises: list[Any], goal: Any, rlimit: int) -> Any:
-    s = _solver()
-    s.set("rlimit", rlimit)
-    s.add(*premises, z3.Not(goal))
-    return s.check()
+    return answer([*premises, z3.Not(goal)], rlimit)[0]
 
 
 CONSTRUCTION_RLIMIT = 300_000
@@ -121,13 +144,7 @@ INVARIANT_RLIMIT = 500_000
 
 def _run(
     query: Query, negate_goal: bool, bounds: list[Any], rlimit: int | None = None
-) -> tuple[Any, Any]:
-    s = _solver()
-    if rlimit is not None:
-        s.set("rlimit", rlimit)
-    s.add(*query.premises, *query.alg.defs, *bounds)
-    if negate_goal:
-        s.add(z3.Not(query.goal))
-    else:
-        s.add(*query.witness)
-    return s.check(), s
+) -> tuple[Any, dict[str, str]]:
+    """The query's answer and, when sat, its trace terms' values."""
+    asked = [z3.Not(query.goal)] if negate_goal else list(query.witness)
+    return answer([*query.premises, *query.alg.defs, *bounds, *asked], rlimit, query.trace)

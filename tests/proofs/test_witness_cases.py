@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import z3  # type: ignore[import-untyped]
 from session_toolset_model.concrete import Grant
 from session_toolset_model.enumerate import nodes
@@ -142,3 +143,96 @@ def test_batch_outcome_witness_is_decided_by_a_later_activation_check() -> None:
     assert many == {"duplicate": z3.unsat, "stale": z3.unsat, "already_activated": z3.sat}
     model = _batch_certificates("postcondition.activate_model")
     assert model == {"duplicate": z3.unsat, "already_activated": z3.sat}
+
+
+def _node_where(op: str, args: dict[str, Any], ok: Any) -> Any:
+    """The first explored state from which ``op(args)`` runs concretely and ``ok(result)``."""
+    from session_toolset_model.enumerate import Action
+
+    act = Action.of(op, **args)
+    return next(n for n in nodes() if _runs(op, n.state, args) and ok(act.run(DEFAULT, n.state)))
+
+
+def _runs(op: str, st: Any, args: dict[str, Any]) -> bool:
+    from session_toolset_model.enumerate import ALG
+    from session_toolset_model.ops import OPS
+
+    return bool(OPS[op].pre(ALG, st, args))
+
+
+def _certify_at(name: str, node: Any, args: dict[str, Any]) -> Any:
+    return _certify(name, args, lambda st: st is node.state)
+
+
+def _carried_and_dropped(into: str) -> Any:
+    def ok(r: Any) -> bool:
+        dropped = any(x != "none" for x in r.extras["dropped"].as_dict().values())
+        return bool(dropped and r.state.sets[into].acts.as_dict())
+
+    return ok
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "drift_denial.rebuild_carries_only_matching",
+        "drift_denial.rebuild_exact_drop_reasons",
+        "functional.rebuild",
+        "invariant.step.rebuild",
+    ],
+)
+def test_a_rebuild_into_its_own_name_certifies_no_rebuild_witness(name: str) -> None:
+    """A carry-forward rebuild that carries and drops, into its own name, satisfies every
+    premise; the forced case asks for another name (the old set then stays untouched)."""
+    args = {"name": "A", "progressive": True, "carry_forward": True}
+    node = _node_where("rebuild", {**args, "into": "A"}, _carried_and_dropped("A"))
+    assert _certify_at(name, node, {**args, "into": "A"}) == z3.unsat
+    assert _certify_at(name, node, {**args, "into": "C"}) == z3.sat
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["postcondition.route", "functional.route", "drift_denial.stale_iff_generations_differ.route"],
+)
+def test_a_route_onto_its_own_set_certifies_no_route_witness(name: str) -> None:
+    args = {"has_retained": True, "retained": "A", "fallback_session": "s-1"}
+    node = _node_where("route", {**args, "into": "A"}, lambda r: bool(r.extras["stale"]))
+    assert _certify_at(name, node, {**args, "into": "A"}) == z3.unsat
+    assert _certify_at(name, node, {**args, "into": "B"}) == z3.sat
+
+
+@pytest.mark.parametrize(
+    "name", ["no_partial_mutation.activate_many", "functional.activate_many.rejected"]
+)
+def test_a_batch_rejected_at_its_first_grant_certifies_no_rejection_witness(name: str) -> None:
+    """A batch whose first grant already fails is rejected before any grant is accepted; the
+    forced case asks for the first grant to pass and a later one to decide."""
+    st = next(n.state for n in nodes() if _t0_activated_t1_free(n.state))
+    good, repeated = _grant(st, T1), _grant(st, T0)  # T0 is already activated in A
+    assert _certify(name, {"name": "A", "grants": (repeated, good)}, _t0_activated_t1_free) == (
+        z3.unsat
+    )
+    assert _certify(name, {"name": "A", "grants": (good, repeated)}, _t0_activated_t1_free) == (
+        z3.sat
+    )
+
+
+def test_witnesses_show_their_case_beyond_the_trivial_one(all_profiles_report: Report) -> None:
+    """In the full run: every rebuild and route witness goes to another name, every rejected
+    batch witness has its first element pass."""
+    rows = [r for r in all_profiles_report.rows if r.check == "witness"]
+    finals = {r.name: s for r in rows for s in r.concrete if s.get("final")}
+    rebuilds = [f for f in finals.values() if f["op"] == "rebuild" and f["args"]["carry_forward"]]
+    routes = [f for f in finals.values() if f["op"] == "route" and f["args"]["has_retained"]]
+    assert len(rebuilds) >= 6 and len(routes) >= 4
+    assert all(f["args"]["into"] != f["args"]["name"] for f in rebuilds)
+    assert all(f["args"]["into"] != f["args"]["retained"] for f in routes)
+    for name in (
+        "no_partial_mutation.activate_many",
+        "no_partial_mutation.activate_model",
+        "functional.activate_many.rejected",
+        "functional.activate_model.bulk_rejected",
+        "functional.activate_model.issuance_rejected",
+    ):
+        batch = finals[name]["args"].get("grants", finals[name]["args"].get("tools"))
+        assert len(batch) >= 2 and finals[name]["outcome"] != "ok", name

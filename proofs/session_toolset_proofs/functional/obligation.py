@@ -16,6 +16,7 @@ import z3  # type: ignore[import-untyped]
 from session_toolset_model import z3_interp as zi
 from session_toolset_model.profiles import Variant
 
+from ..postconditions import first_passes
 from ..steps import SEARCH_BOUND, Query, Step, step
 from . import SPECS, SPLITS
 from .common import BOUND, matches
@@ -64,6 +65,7 @@ def _case(s: Step, opname: str) -> list[Any]:
         "revoke": lambda: [ok, _schemagen(s) >= 1],
         "rebuild": lambda: [
             a["carry_forward"],
+            a["into"] != a["name"],
             _some_tool(lambda t: s.res.extras["dropped"][t] != zi.REASON["none"]),
             _some_tool(lambda t: A.is_Act(_sel(S.set_acts(_sel(s.post.sets, into)), t))),
         ],
@@ -72,17 +74,26 @@ def _case(s: Step, opname: str) -> list[Any]:
             z3.Not(P.is_Pin(_sel(S.set_core(_sel(s.pre.sets, a["name"])), a["tool"]))),
         ],
         "activate_model": lambda: [ok, a["tools"].length >= 2],
-        "route": lambda: [a["has_retained"], s.res.extras["stale"]],
+        "route": lambda: [a["has_retained"], a["retained"] != a["into"], s.res.extras["stale"]],
     }
     return cases.get(opname, lambda: [ok])()
 
 
 def _split_case(s: Step, opname: str, case: str) -> list[Any]:
     """The witness case of ``functional.<opname>.<case>``: the case itself, with a batch of
-    at least two (a request naming at least one tool, when it is refused or rejected at
-    issuance)."""
+    at least two (a request naming at least one tool, when it is refused); a rejection comes
+    at index 1 or later, the first element passing (its issuance, for an issuance
+    rejection)."""
     seq = s.args["tools" if opname == "activate_model" else "grants"]
-    return [seq.length >= (2 if case in ("applied", "rejected", "bulk_rejected") else 1)]
+    if case == "refused":
+        return [seq.length >= 1]
+    out = [seq.length >= 2]
+    if case in ("rejected", "bulk_rejected"):
+        out.append(first_passes(s, opname))
+    elif case == "issuance_rejected":
+        rec = _sel(s.pre.catalog, seq.at(z3.IntVal(0)))
+        out += [R.is_Rec(rec), R.rec_trust(rec) == zi.TRUST["trusted"]]
+    return out
 
 
 MUTANTS: dict[str, tuple[str, ...]] = {
@@ -140,17 +151,17 @@ CASES: dict[str, str] = {
     "activate": "a successful activation from schema_generation >= 1",
     "activate_many": "a successful batch of at least two",
     "revoke": "a successful revocation from schema_generation >= 1",
-    "rebuild": "a carry-forward rebuild that carries something and drops something",
+    "rebuild": "a carry-forward rebuild into another name that carries and drops something",
     "authorize": "an authorized activated (not core) tool",
     "issue_grant": "a grant issued",
     "activate_user": "a successful user activation",
     "activate_model": "a confirmed model-initiated batch of at least two",
-    "route": "a stale retained set routed",
+    "route": "a stale retained set routed into another name",
     "activate_model.refused": "an unconfirmed request naming at least one tool",
-    "activate_model.issuance_rejected": "a request rejected at issuance",
-    "activate_model.bulk_rejected": "a request rejected by the batch",
+    "activate_model.issuance_rejected": "a request rejected at issuance at index 1 or later",
+    "activate_model.bulk_rejected": "a request rejected by the batch at index 1 or later",
     "activate_model.applied": "a confirmed model-initiated batch of at least two",
-    "activate_many.rejected": "a batch of at least two rejected",
+    "activate_many.rejected": "a batch rejected at index 1 or later, the first grant passing",
     "activate_many.applied": "a successful batch of at least two",
 }
 """The witness case of each ``functional.`` obligation, in words."""
