@@ -414,8 +414,8 @@ EXERCISES: dict[str, Exercise] = {
     "--markdown build/mutation/report.md": Exercise("help"),
     "python tools/mutation/model.py --sample 80 --sample-seed 0 --jobs 2 "
     "--json build/model-mutation.json": Exercise("help"),
-    "python tools/mutation/model.py --sample 80 --sample-seed 1 --sample-non-equivalent --jobs 2 "
-    "--json build/model-mutation-seed1.json": Exercise("synopsis"),
+    "python tools/mutation/model.py --sample 80 --sample-seed 1 --sample-non-equivalent "
+    "--prove-only --jobs 2 --json build/model-mutation-seed1.json": Exercise("synopsis"),
     "python tools/mutation/model.py --survivors build/model-mutation-seed1.json "
     "--json build/rerun.json": Exercise("synopsis"),
     # docs/proofs.md

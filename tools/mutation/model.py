@@ -330,6 +330,12 @@ def main(argv: list[str]) -> int:
         default=3.0,
         help="CPU budget per run: this x the clean run's CPU seconds + 10 (default 3)",
     )
+    p.add_argument(
+        "--prove-only",
+        action="store_true",
+        help="score prove alone: do not run tests/model on prove's survivors (report 'both' "
+        "is then prove's verdict, marked prove_only)",
+    )
     p.add_argument("--json", type=Path, help="write the results here (rewritten per mutant)")
     p.add_argument(
         "--resume",
@@ -350,7 +356,8 @@ def main(argv: list[str]) -> int:
         if "interrupted_at" in report:
             print(f"interrupted: scoring the first {report['interrupted_at']} drawn mutants")
         print(line("prove --all-profiles alone", report["prove"]))
-        print(line("prove + tests/model", report["both"]))
+        if not report.get("prove_only"):
+            print(line("prove + tests/model", report["both"]))
         print(f"prove kills by kind: {report['prove_kills_by_kind']}")
         for name, entry in report["mutants"].items():
             if "reached_by_prove" in entry:
@@ -398,7 +405,7 @@ def main(argv: list[str]) -> int:
           f"testing {len(drawn)} (seed {args.sample_seed})", flush=True)  # fmt: skip
 
     budget: dict[str, float] = {}
-    for suite in ("prove", "model"):
+    for suite in ("prove",) if args.prove_only else ("prove", "model"):
         clean = execute(suite, "", None)
         fail = execute(suite, "fail", None)
         if clean["verdict"] != SURVIVED or fail["verdict"] != KILLED:
@@ -422,6 +429,7 @@ def main(argv: list[str]) -> int:
             "seed": None if named else args.sample_seed,
             "sample_non_equivalent": bool(args.sample_non_equivalent),
             "clean_cpu_budget": budget,
+            "prove_only": bool(args.prove_only),
             "drawn": drawn,  # the draw order: an interrupted run is scored on its done prefix
             "done": len(done),
             "prove": score({n: results[n]["prove"]["verdict"] for n in done}, same),
@@ -435,7 +443,7 @@ def main(argv: list[str]) -> int:
         entry: dict[str, Any] = {"module": modules[name]}
         entry["prove"] = execute("prove", name, budget["prove"])
         both = entry["prove"]["verdict"]
-        if both != KILLED:
+        if both != KILLED and not args.prove_only:
             entry["model"] = execute("model", name, budget["model"])
             if entry["model"]["verdict"] == KILLED:
                 both = KILLED
@@ -468,7 +476,8 @@ def main(argv: list[str]) -> int:
     prove = score({n: results[n]["prove"]["verdict"] for n in drawn}, same)
     both = score({n: results[n]["both"] for n in drawn}, same)
     print(line("prove --all-profiles alone", prove))
-    print(line("prove + tests/model", both))
+    if not args.prove_only:
+        print(line("prove + tests/model", both))
     for n in drawn:
         if results[n]["prove"]["verdict"] != KILLED:
             r = results[n]
