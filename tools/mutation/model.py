@@ -225,10 +225,12 @@ def equivalence_problems(entries: dict[str, dict[str, Any]], modules: dict[str, 
     return problems
 
 
-def equivalent_in(mutants: dict[str, dict[str, Any]]) -> set[str]:
-    """The mutants of a report that an entry of ``model_equivalent.json`` applies to (their
-    recorded diff is the argued change)."""
-    entries = load_equivalent()
+def equivalent_in(
+    mutants: dict[str, dict[str, Any]], entries: dict[str, dict[str, Any]] | None = None
+) -> set[str]:
+    """The mutants of a report that an entry of ``entries`` (default: ``model_equivalent.json``)
+    applies to (their recorded diff is the argued change)."""
+    entries = load_equivalent() if entries is None else entries
     return {
         n for n, e in mutants.items() if n in entries and applies(entries[n], e.get("diff", ""))
     }
