@@ -26,7 +26,6 @@ REVIEWED_RULES = {
     "HARNESS_QUERY",
     "MUTANT_BRANCH",
     "NO_EMPTY_CALL",
-    "SAME_RESULT",
     "SAME_TERM",
 }
 

@@ -365,9 +365,8 @@ def main(argv: list[str]) -> int:
             if "reached_by_prove" in entry:
                 reached = "reached" if entry["reached_by_prove"] else "NOT reached"
                 why = f", equivalent ({entry['equivalent']})" if "equivalent" in entry else ""
-                print(
-                    f"  survivor {name}: {reached} by prove, with tests/model {entry['both']}" + why
-                )
+                model = "" if report.get("prove_only") else f", with tests/model {entry['both']}"
+                print(f"  survivor {name}: {reached} by prove{model}{why}")
         return 0
     if args.sample < 0 or args.jobs < 1 or args.timeout_multiplier <= 0:
         p.error("--sample must be >= 0, --jobs >= 1, --timeout-multiplier > 0")
