@@ -28,7 +28,14 @@ from session_toolset_harness.conform import compact
 
 ROOT = Path(__file__).resolve().parents[1]
 VECTORS = ROOT / "src" / "session_toolset_harness" / "vectors"
-MODEL_SAMPLE = ROOT / "tools" / "mutation" / "model_sample_seed0.json"
+MUTATION = ROOT / "tools" / "mutation"
+MODEL_SAMPLES = (  # each committed sample result and the command that writes it
+    (MUTATION / "model_sample_seed0.json", "--sample 80 --sample-seed 0"),
+    (
+        MUTATION / "model_sample_seed1.json",
+        "--sample 80 --sample-seed 1 --sample-non-equivalent --prove-only",
+    ),
+)
 CLI = [sys.executable, "-m", "session_toolset_harness.cli"]
 
 
@@ -141,19 +148,45 @@ def corpus_lines() -> list[str]:
     ]
 
 
-def model_sample_lines() -> list[str]:
-    data = json.loads(MODEL_SAMPLE.read_text(encoding="utf-8"))
+def model_sample_lines(path: Path) -> list[str]:
+    data = json.loads(path.read_text(encoding="utf-8"))
     lines = []
     suites = (("prove", "`prove --all-profiles` alone"), ("both", "prove + `tests/model`"))
-    for key, label in suites:
+    for key, label in suites[:1] if data.get("prove_only") else suites:
         part = data[key]
         low, high = part["wilson95"]
-        lines.append(
-            f"- {label}: {part['counts']['killed']} of {part['scored']} killed, "
+        text = (
+            f"- {label}: {part['counts'].get('killed', 0)} of {part['scored']} killed, "
             f"{part['percent']}% (95% Wilson interval {low}-{high}%)"
         )
+        if "non_equivalent" in part:
+            low, high = part["wilson95_non_equivalent"]
+            text += (
+                f"; {len(part['equivalent'])} argued equivalent in `model_equivalent.json`: "
+                f"{part['counts'].get('killed', 0)} of {part['non_equivalent']} non-equivalent "
+                f"killed, {part['percent_non_equivalent']}% ({low}-{high}%)"
+            )
+        lines.append(text)
+    done = data.get("interrupted_at", data.get("done", data["sample"]))
     sample = f"- sample: {data['sample']} of {data['generated']:,} mutants, seed {data['seed']}"
+    if done != data["sample"]:
+        sample += f" (interrupted: the first {done} drawn are scored)"
     return [sample, *lines]
+
+
+def model_sample_section() -> list[str]:
+    out = [
+        "",
+        "## Mutation samples of the model",
+        "",
+        "Each read from the committed file that",
+        "`python tools/mutation/model.py OPTIONS --jobs 2 --json FILE` writes (about half an hour",
+        "on two cores; see [mutation.md](mutation.md)):",
+    ]
+    for path, options in MODEL_SAMPLES:
+        if path.exists():
+            out += ["", f"`{path.name}` (`{options}`):", "", *model_sample_lines(path)]
+    return out
 
 
 def page(measured: list[Measured]) -> str:
@@ -190,17 +223,7 @@ def page(measured: list[Measured]) -> str:
             "",
             f"Exit status {m.status}, {m.seconds:.1f} s wall.",
         ]
-    out += [
-        "",
-        "## Mutation sample of the model",
-        "",
-        "Read from `tools/mutation/model_sample_seed0.json`, which",
-        "`python tools/mutation/model.py --sample 80 --sample-seed 0 --jobs 2 --json FILE` writes",
-        "(about half an hour on two cores; see [mutation.md](mutation.md)):",
-        "",
-        *model_sample_lines(),
-        "",
-    ]
+    out += [*model_sample_section(), ""]
     return "\n".join(out)
 
 

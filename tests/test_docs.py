@@ -408,6 +408,10 @@ EXERCISES: dict[str, Exercise] = {
     "--markdown build/mutation/report.md": Exercise("help"),
     "python tools/mutation/model.py --sample 80 --sample-seed 0 --jobs 2 "
     "--json build/model-mutation.json": Exercise("help"),
+    "python tools/mutation/model.py --sample 80 --sample-seed 1 --sample-non-equivalent "
+    "--prove-only --jobs 2 --json build/model-mutation-seed1.json": Exercise("synopsis"),
+    "python tools/mutation/model.py --survivors build/model-mutation-seed1.json "
+    "--json build/rerun.json": Exercise("synopsis"),
     # docs/proofs.md
     "session-toolset prove [--profile P | --all-profiles] [-k PATTERN] [--json FILE] "
     "[--junit FILE] [--jobs N] [--emit-vectors DIR] [--quiet | --verbose]": Exercise("synopsis"),

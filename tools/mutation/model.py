@@ -56,6 +56,7 @@ base.PACKAGE = PACKAGE
 WORK = REPO / "build" / "mutation-model"
 base.WORK = WORK
 PROVE = Path(base.HERE) / "model_suites" / "prove_failfast.py"
+EQUIVALENT = Path(base.HERE) / "model_equivalent.json"
 KILLED, SURVIVED, TIMEOUT, OTHER = base.KILLED, base.SURVIVED, base.TIMEOUT, base.OTHER
 
 
@@ -150,26 +151,89 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def score(verdicts: dict[str, str]) -> dict[str, Any]:
+def score(verdicts: dict[str, str], equivalent: set[str] | None = None) -> dict[str, Any]:
+    """Killed of scored (timeouts left out) and, with ``equivalent`` (the survivors
+    ``model_equivalent.json`` argues about), killed of the non-equivalent ones too."""
     c = Counter(verdicts.values())
     scored = len(verdicts) - c[TIMEOUT]
     low, high = wilson(c[KILLED], scored)
-    return {
+    out: dict[str, Any] = {
         "tested": len(verdicts),
         "counts": dict(c),
         "scored": scored,
         "percent": round(100.0 * c[KILLED] / scored, 1) if scored else None,
         "wilson95": [round(100 * low, 1), round(100 * high, 1)],
     }
+    if equivalent is not None:
+        same = sorted(n for n in equivalent if verdicts.get(n) == SURVIVED)
+        rest = scored - len(same)
+        low, high = wilson(c[KILLED], rest)
+        out["equivalent"] = same
+        out["non_equivalent"] = rest
+        out["percent_non_equivalent"] = round(100.0 * c[KILLED] / rest, 1) if rest else None
+        out["wilson95_non_equivalent"] = [round(100 * low, 1), round(100 * high, 1)]
+    return out
 
 
 def line(label: str, s: dict[str, Any]) -> str:
     c = Counter(s["counts"])
-    return (
+    text = (
         f"{label}: {c[KILLED]}/{s['scored']} killed ({s['percent']}%, 95% Wilson "
         f"{s['wilson95'][0]}-{s['wilson95'][1]}%); survived {c[SURVIVED]}, timeout "
         f"{c[TIMEOUT]}, other {c[OTHER]}"
     )
+    if "non_equivalent" in s:
+        low, high = s["wilson95_non_equivalent"]
+        text += (
+            f"; {len(s['equivalent'])} equivalent: {c[KILLED]}/{s['non_equivalent']} "
+            f"non-equivalent killed ({s['percent_non_equivalent']}%, 95% Wilson {low}-{high}%)"
+        )
+    return text
+
+
+def load_equivalent(path: Path = EQUIVALENT) -> dict[str, dict[str, Any]]:
+    """The model's survivors argued to be equivalent under SPEC.md (``model_equivalent.json``,
+    entries as in ``equivalent.json``: mutant, where, rule, removed, added, reason); a list with
+    a duplicate or a rule given two reasons is refused."""
+    entries = base.load_equivalent_entries(path)
+    problems = base.entry_list_problems(entries)
+    if problems:
+        raise SystemExit(f"{path.name}: " + "; ".join(problems))
+    return {str(e["mutant"]): e for e in entries}
+
+
+def applies(entry: dict[str, Any], diff: str) -> bool:
+    """An entry argues about one change: it applies while the diff removes and adds exactly
+    the recorded lines."""
+    removed, added = base.changed_lines(diff)
+    return bool(removed == entry["removed"] and added == entry["added"])
+
+
+def equivalence_problems(entries: dict[str, dict[str, Any]], modules: dict[str, str]) -> list[str]:
+    """The entries that no longer describe a generated mutant: gone, another change, another
+    line (a stale argument is refused, never applied)."""
+    problems = []
+    for name, entry in sorted(entries.items()):
+        if name not in modules:
+            problems.append(f"{name}: no such mutant of the current tree")
+            continue
+        where, diff = diff_of(name, modules[name])
+        if not applies(entry, diff):
+            problems.append(f"{name}: the mutant's change is not the one the entry argues about")
+        elif where != entry["where"]:
+            problems.append(f"{name}: the mutant is at {where}, the entry says {entry['where']}")
+    return problems
+
+
+def equivalent_in(
+    mutants: dict[str, dict[str, Any]], entries: dict[str, dict[str, Any]] | None = None
+) -> set[str]:
+    """The mutants of a report that an entry of ``entries`` (default: ``model_equivalent.json``)
+    applies to (their recorded diff is the argued change)."""
+    entries = load_equivalent() if entries is None else entries
+    return {
+        n for n, e in mutants.items() if n in entries and applies(entries[n], e.get("diff", ""))
+    }
 
 
 def diff_of(name: str, module: str) -> tuple[str, str]:
@@ -218,13 +282,17 @@ def annotate(report: dict[str, Any]) -> None:
     if prefix < len(drawn):  # interrupted: score the first `prefix` drawn, a random sample too
         report["mutants"] = {n: report["mutants"][n] for n in drawn[:prefix]}
         report["interrupted_at"] = prefix
-        report["prove"] = score({n: e["prove"]["verdict"] for n, e in report["mutants"].items()})
-        report["both"] = score({n: e["both"] for n, e in report["mutants"].items()})
+    # re-scored with the equivalence arguments as they are now
+    same = equivalent_in(report["mutants"])
+    report["prove"] = score({n: e["prove"]["verdict"] for n, e in report["mutants"].items()}, same)
+    report["both"] = score({n: e["both"] for n, e in report["mutants"].items()}, same)
     called = set(json.loads(calls.read_text(encoding="utf-8")))
     for name, entry in report["mutants"].items():
         if entry["prove"]["verdict"] == KILLED:
             entry["kill_kind"] = kill_kind(entry["prove"]["why"])
             continue
+        if name in same:
+            entry["equivalent"] = load_equivalent()[name]["rule"]
         m = _CALLED.match(name)
         assert m is not None, name
         module = m["dotted"].removeprefix(PACKAGE + ".").replace(".", "/")
@@ -239,12 +307,36 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--sample", type=int, default=0, help="test N random mutants (0: all)")
     p.add_argument("--sample-seed", type=int, default=0)
+    p.add_argument(
+        "--sample-non-equivalent",
+        action="store_true",
+        help="draw --sample from the mutants model_equivalent.json does not list",
+    )
+    p.add_argument(
+        "--mutant",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="test this mutant (repeatable; instead of a sample)",
+    )
+    p.add_argument(
+        "--survivors",
+        type=Path,
+        metavar="FILE",
+        help="test the mutants a --json report records as prove survivors (instead of a sample)",
+    )
     p.add_argument("--jobs", type=int, default=2, help="mutants tested at once (default 2)")
     p.add_argument(
         "--timeout-multiplier",
         type=float,
         default=3.0,
         help="CPU budget per run: this x the clean run's CPU seconds + 10 (default 3)",
+    )
+    p.add_argument(
+        "--prove-only",
+        action="store_true",
+        help="score prove alone: do not run tests/model on prove's survivors (report 'both' "
+        "is then prove's verdict, marked prove_only)",
     )
     p.add_argument("--json", type=Path, help="write the results here (rewritten per mutant)")
     p.add_argument(
@@ -266,29 +358,55 @@ def main(argv: list[str]) -> int:
         if "interrupted_at" in report:
             print(f"interrupted: scoring the first {report['interrupted_at']} drawn mutants")
         print(line("prove --all-profiles alone", report["prove"]))
-        print(line("prove + tests/model", report["both"]))
+        if not report.get("prove_only"):
+            print(line("prove + tests/model", report["both"]))
         print(f"prove kills by kind: {report['prove_kills_by_kind']}")
         for name, entry in report["mutants"].items():
             if "reached_by_prove" in entry:
                 reached = "reached" if entry["reached_by_prove"] else "NOT reached"
-                print(f"  survivor {name}: {reached} by prove, with tests/model {entry['both']}")
+                why = f", equivalent ({entry['equivalent']})" if "equivalent" in entry else ""
+                model = "" if report.get("prove_only") else f", with tests/model {entry['both']}"
+                print(f"  survivor {name}: {reached} by prove{model}{why}")
         return 0
     if args.sample < 0 or args.jobs < 1 or args.timeout_multiplier <= 0:
         p.error("--sample must be >= 0, --jobs >= 1, --timeout-multiplier > 0")
+    named: list[str] = list(args.mutant)
+    if args.survivors is not None:
+        try:
+            earlier = json.loads(args.survivors.read_text(encoding="utf-8"))
+            named += [n for n, e in earlier["mutants"].items() if e["prove"]["verdict"] == SURVIVED]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            p.error(f"--survivors {args.survivors}: not a --json report ({exc})")
+    if named and (args.sample or args.sample_non_equivalent):
+        p.error("--mutant/--survivors and --sample/--sample-non-equivalent exclude each other")
+    equivalent = load_equivalent()
 
     start = time.perf_counter()
     prepare()
     base.generate_only(WORK, args.jobs)
     modules = {n: m for n, (m, _) in base.load_results("").items()}
     every = sorted(modules)
+    problems = equivalence_problems(equivalent, modules)
+    if problems:
+        raise SystemExit(f"{EQUIVALENT.name}: stale entries: " + "; ".join(problems))
     drawn = every
-    if args.sample:
-        drawn = random.Random(args.sample_seed).sample(every, min(args.sample, len(every)))
+    if named:
+        unknown = sorted(set(named) - set(modules))
+        if unknown:
+            raise SystemExit(f"no such mutant of the current tree: {', '.join(unknown)}")
+        drawn = list(dict.fromkeys(named))
+    elif args.sample:
+        population = every
+        if args.sample_non_equivalent:
+            population = [n for n in every if n not in equivalent]
+        drawn = random.Random(args.sample_seed).sample(
+            population, min(args.sample, len(population))
+        )
     print(f"model mutants: {len(every)} generated in {time.perf_counter() - start:.0f} s; "
           f"testing {len(drawn)} (seed {args.sample_seed})", flush=True)  # fmt: skip
 
     budget: dict[str, float] = {}
-    for suite in ("prove", "model"):
+    for suite in ("prove",) if args.prove_only else ("prove", "model"):
         clean = execute(suite, "", None)
         fail = execute(suite, "fail", None)
         if clean["verdict"] != SURVIVED or fail["verdict"] != KILLED:
@@ -304,16 +422,19 @@ def main(argv: list[str]) -> int:
         if args.json is None:
             return
         done = [n for n in drawn if n in results]
+        same = equivalent_in({n: results[n] for n in done})
         report = {
             "tool": "mutmut (mutants only; runs by tools/mutation/model.py)",
             "generated": len(every),
             "sample": len(drawn),
-            "seed": args.sample_seed,
+            "seed": None if named else args.sample_seed,
+            "sample_non_equivalent": bool(args.sample_non_equivalent),
             "clean_cpu_budget": budget,
+            "prove_only": bool(args.prove_only),
             "drawn": drawn,  # the draw order: an interrupted run is scored on its done prefix
             "done": len(done),
-            "prove": score({n: results[n]["prove"]["verdict"] for n in done}),
-            "both": score({n: results[n]["both"] for n in done}),
+            "prove": score({n: results[n]["prove"]["verdict"] for n in done}, same),
+            "both": score({n: results[n]["both"] for n in done}, same),
             "mutants": {n: results[n] for n in done},
         }
         args.json.parent.mkdir(parents=True, exist_ok=True)
@@ -323,7 +444,7 @@ def main(argv: list[str]) -> int:
         entry: dict[str, Any] = {"module": modules[name]}
         entry["prove"] = execute("prove", name, budget["prove"])
         both = entry["prove"]["verdict"]
-        if both != KILLED:
+        if both != KILLED and not args.prove_only:
             entry["model"] = execute("model", name, budget["model"])
             if entry["model"]["verdict"] == KILLED:
                 both = KILLED
@@ -338,7 +459,8 @@ def main(argv: list[str]) -> int:
 
     if args.resume is not None:
         earlier = json.loads(args.resume.read_text(encoding="utf-8"))
-        if earlier["seed"] != args.sample_seed or earlier["generated"] != len(every):
+        seed = None if named else args.sample_seed
+        if earlier["seed"] != seed or earlier["generated"] != len(every):
             raise SystemExit(f"--resume {args.resume}: another seed or tree")
         for name, entry in earlier["mutants"].items():
             # An import failure of the suite is no verdict (a run before the driver said so
@@ -351,10 +473,12 @@ def main(argv: list[str]) -> int:
     with ThreadPoolExecutor(args.jobs) as pool:
         list(pool.map(one, [n for n in drawn if n not in results]))
 
-    prove = score({n: results[n]["prove"]["verdict"] for n in drawn})
-    both = score({n: results[n]["both"] for n in drawn})
+    same = equivalent_in(results)
+    prove = score({n: results[n]["prove"]["verdict"] for n in drawn}, same)
+    both = score({n: results[n]["both"] for n in drawn}, same)
     print(line("prove --all-profiles alone", prove))
-    print(line("prove + tests/model", both))
+    if not args.prove_only:
+        print(line("prove + tests/model", both))
     for n in drawn:
         if results[n]["prove"]["verdict"] != KILLED:
             r = results[n]
