@@ -30,11 +30,15 @@ atomically (forked proof jobs write side by side).  A file that cannot be read i
 
 from __future__ import annotations
 
+import contextvars
+import enum
 import hashlib
 import json
 import os
 import re
+import sys
 import tempfile
+import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -146,3 +150,140 @@ class Counts:
 
 
 COUNTS = Counts()
+
+
+PACKAGES = ("session_toolset_model", "session_toolset_proofs")
+"""The packages whose code and data decide a check's result (the proofs import the model only)."""
+
+_EPHEMERAL = {
+    ("session_toolset_proofs.cache", "ACTIVE"),
+    ("session_toolset_proofs.cache", "COUNTS"),
+    ("session_toolset_proofs.report", "_WORK"),
+    ("session_toolset_proofs.report", "_UNITS"),
+}
+"""Module globals that hold the state of a run, not code or data a result depends on."""
+
+
+def code_key() -> str:
+    """A digest of everything a check's result depends on besides its own name and variant:
+    the bytes of every source file of `PACKAGES`, and the code and data as loaded in this
+    process - every global of every loaded module of `PACKAGES`, functions by their bytecode,
+    constants, names, defaults and closures, classes by their attributes, containers by their
+    contents - so a function replaced or a constant changed after import (a test's monkeypatch)
+    changes it as surely as an edited file; and the Z3 and Python versions.  Called in the
+    parent of a run after its caches of built transitions and concrete results are emptied."""
+    digest = hashlib.sha256(f"format {FORMAT}\0z3 {z3.get_full_version()}\0{sys.version}".encode())
+    for package in PACKAGES:
+        module = sys.modules.get(package)
+        paths = getattr(module, "__path__", None) or []
+        for base in paths:
+            for path in sorted(Path(base).rglob("*")):
+                if path.is_file() and "__pycache__" not in path.parts:
+                    digest.update(f"\0file {path.relative_to(base)}\0".encode())
+                    digest.update(path.read_bytes())
+    tokens = _Tokens()
+    for name in sorted(sys.modules):
+        if name.split(".")[0] not in PACKAGES:
+            continue
+        module = sys.modules[name]
+        digest.update(f"\0module {name}".encode())
+        for attr, value in sorted(vars(module).items()):
+            if attr.startswith("__") or (name, attr) in _EPHEMERAL:
+                continue
+            digest.update(f"\0{attr}={tokens.of(value)}".encode())
+    return digest.hexdigest()
+
+
+def stable(value: Any) -> str:
+    """``value`` as text that is the same in every process (see `code_key`)."""
+    return _Tokens().of(value)
+
+
+class _Tokens:
+    """Stable text for a value (see `code_key`): no addresses, each object described once."""
+
+    def __init__(self) -> None:
+        self.seen: dict[int, str] = {}
+        self.keep: list[Any] = []  # ids stay unique while the walk lasts
+
+    def of(self, value: Any) -> str:
+        if value is None or isinstance(value, bool | int | float | complex | str | bytes):
+            return repr(value)
+        known = self.seen.get(id(value))
+        if known is not None:
+            return known
+        self.seen[id(value)] = f"<ref {len(self.seen)}>"  # a cycle reads as a back reference
+        self.keep.append(value)
+        text = self._walk(value)
+        self.seen[id(value)] = text
+        return text
+
+    def _walk(self, value: Any) -> str:
+        kind = type(value)
+        if isinstance(value, types.ModuleType):
+            return f"module {value.__name__}"
+        if isinstance(value, list | tuple):
+            return f"{kind.__name__}[" + ",".join(self.of(v) for v in value) + "]"
+        if isinstance(value, set | frozenset):
+            return f"{kind.__name__}{{" + ",".join(sorted(self.of(v) for v in value)) + "}"
+        if isinstance(value, dict):
+            items = sorted(f"{self.of(k)}:{self.of(v)}" for k, v in value.items())
+            return f"{kind.__name__}{{" + ",".join(items) + "}"
+        if isinstance(value, types.CodeType):
+            consts = ",".join(self.of(c) for c in value.co_consts)
+            return (
+                f"code {value.co_qualname} {value.co_code.hex()} {value.co_names} "
+                f"{value.co_varnames} {value.co_freevars} {value.co_cellvars} "
+                f"{value.co_flags} {value.co_argcount} {value.co_kwonlyargcount} [{consts}]"
+            )
+        if isinstance(value, types.FunctionType):
+            if not _ours(value.__module__):
+                return f"function {value.__module__}.{value.__qualname__}"
+            cells = [self.of(_cell(c)) for c in value.__closure__ or ()]
+            return (
+                f"function {value.__module__}.{value.__qualname__} {self.of(value.__code__)} "
+                f"{self.of(value.__defaults__)} {self.of(value.__kwdefaults__)} {cells}"
+            )
+        if isinstance(value, types.MethodType):
+            return f"method {self.of(value.__func__)} of {self.of(value.__self__)}"
+        if isinstance(value, staticmethod | classmethod):
+            return f"{kind.__name__} {self.of(value.__func__)}"
+        if isinstance(value, property):
+            return f"property {self.of(value.fget)} {self.of(value.fset)}"
+        if hasattr(value, "__wrapped__") and callable(value):  # functools.cache and the like
+            return f"wrapper {kind.__qualname__} {self.of(value.__wrapped__)}"
+        if isinstance(value, type):
+            name = f"class {value.__module__}.{value.__qualname__}"
+            if not _ours(value.__module__):
+                return name
+            attrs = sorted(
+                f"{k}={self.of(v)}" for k, v in vars(value).items() if k not in _CLASS_SKIP
+            )
+            bases = ",".join(self.of(b) for b in value.__bases__)
+            return f"{name}({bases}){{" + ",".join(attrs) + "}"
+        if isinstance(value, contextvars.ContextVar):
+            return f"contextvar {value.name} = {self.of(value.get(None))}"
+        if isinstance(value, enum.Enum):
+            return f"enum {kind.__qualname__}.{value.name} {self.of(value.value)}"
+        if _ours(kind.__module__):
+            fields = getattr(value, "__dict__", None)
+            names = [s for c in kind.__mro__ for s in getattr(c, "__slots__", ())]
+            slots = {s: getattr(value, s, None) for s in names}
+            return f"{self.of(kind)} {self.of(fields)} {self.of(slots)}"
+        if isinstance(value, z3.AstRef | z3.SortRef | z3.FuncDeclRef):
+            return f"{kind.__name__} {value.sexpr()}"
+        return f"{kind.__module__}.{kind.__qualname__}"
+
+
+_CLASS_SKIP = {"__dict__", "__weakref__", "__doc__", "__module__", "__slots__"}
+
+
+def _ours(module: str | None) -> bool:
+    return (module or "").split(".")[0] in PACKAGES
+
+
+def _cell(cell: Any) -> Any:
+    try:
+        return cell.cell_contents
+    except ValueError:  # an empty cell
+        return None

@@ -76,6 +76,10 @@ class Row:
     """Z3 checks this row's job solved (the job's first row carries the job's count)."""
     reused: int = field(default=0, compare=False)
     """Z3 checks this row's job answered from the cache (`cache`)."""
+    restored: bool = field(default=False, compare=False)
+    """Read whole from the cache (`restore`): its isolation unit ran with the same code before."""
+    has_vector: bool = field(default=False, compare=False)
+    """A restored row whose counterexample had a concrete trace (a vector id in `--json`)."""
 
     @property
     def passed(self) -> bool:
@@ -110,7 +114,10 @@ class Report:
         if self.cached:
             solved = sum(r.solved for r in self.rows)
             reused = sum(r.reused for r in self.rows)
+            restored = sum(r.restored for r in self.rows)
             cached = f"; Z3 answered {solved} queries, the cache {reused}"
+            if restored:
+                cached += f"; {restored} checks read whole from the cache"
         return (
             f"{len(self.rows)} checks, {len(self.rows) - failed} as expected, {failed} not; "
             f"{self.proof_counts()}{both if agree else ''}{cached}; "
@@ -478,6 +485,76 @@ def _proved(ob: Obligation) -> str:
 
 _WORK: list[Job] = []
 
+_UNITS: dict[int, str] = {}
+"""The cache key of each isolation unit whose rows a run stores (`unit_key`), by the index of
+its first job; set before the groups fork."""
+
+
+def _describe(job: Job) -> str:
+    """What a job is, apart from the code and data (`cache.code_key`): which check of which
+    obligation or op under which variants."""
+    parts = (
+        job.group,
+        job.ob.name if job.ob is not None else "",
+        job.variant,
+        job.check_name,
+        job.negate,
+        job.expected,
+        job.base,
+        job.reach_op,
+        job.reach_names,
+        job.agree_op,
+        job.agree_instance,
+    )
+    return cache.stable(parts)
+
+
+def unit_key(code: str, members: list[Job]) -> str:
+    """The key of an isolation unit's rows: the code and data of the model and the proofs
+    (``code``: `cache.code_key`) and what each of its jobs is.  Its rows are a function of
+    these: the unit runs in a process of its own whose Z3 context and concrete results depend
+    on nothing else (`run`)."""
+    return cache.doc_key("unit", code, *(_describe(j) for j in members))
+
+
+_ROW_FIELDS = ("name", "profile", "kind", "check", "result", "expected", "basis")
+
+
+def _rows_doc(rows: list[Row], members: list[int]) -> dict[str, Any]:
+    return {
+        "rows": [
+            {
+                **{f: getattr(r, f) for f in _ROW_FIELDS},
+                "member": members.index(r.job),
+                "trace": r.trace,
+                "concrete": r.concrete,
+                "has_vector": _has_cex(r),
+            }
+            for r in rows
+        ]
+    }
+
+
+def restore(doc: Any, members: list[int]) -> list[Row] | None:
+    """The rows of a unit stored by `_rows_doc` (None: nothing usable), as read from the cache:
+    no time spent, no Z3 query asked."""
+    try:
+        rows = []
+        for d in doc["rows"]:
+            if not all(isinstance(d[f], str) for f in _ROW_FIELDS):
+                return None
+            trace, concrete = d["trace"], d["concrete"]
+            if not isinstance(trace, dict) or not isinstance(concrete, list):
+                return None
+            name, profile, kind, check, result, expected = (d[f] for f in _ROW_FIELDS[:6])
+            row = Row(name, profile, kind, check, result, expected, 0.0, trace, concrete)
+            row.basis, row.job = d["basis"], members[int(d["member"])]
+            row.restored, row.has_vector = True, bool(d["has_vector"])
+            rows.append(row)
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None
+    return rows if rows else None
+
 
 def _prebuild(group: str) -> None:
     """The transitions most jobs of ``group`` (an op) ask about, built once in the group's
@@ -693,6 +770,9 @@ def _run_group(indices: list[int], emit: Emit) -> None:
         units.setdefault(_unit(_WORK[i], i), []).append(i)
     for members in units.values():
         rows = isolated(functools.partial(_unit_rows, members))
+        key = _UNITS.get(members[0])
+        if key is not None and cache.ACTIVE is not None:
+            cache.ACTIVE.put_doc(key, _rows_doc(rows, members))
         emit([(i, [r for r in rows if r.job == i]) for i in members])
 
 
@@ -730,36 +810,66 @@ def run(
     balance the load.  The rows come back in report order; ``tally``, when given, holds them as
     they finish (what a run stopped midway got through).  With ``store`` every Z3 check is
     first looked up there by its exact query text (`cache`)."""
-    global _WORK
+    global _WORK, _UNITS
     work = jobs(profile_names, pattern)
     tally = Tally() if tally is None else tally
     tally.total = sum(j.rows for j in work)
     tally.add([])  # none finished yet: a progress line shows the total at once
     _forget()
-    nodes()  # the shared exploration, computed before any fork
+    keys = _restore(work, store, tally)
     groups: dict[str, list[int]] = {}
     for i, j in enumerate(work):
-        groups.setdefault(j.group, []).append(i)
+        if i not in tally.finished:
+            groups.setdefault(j.group, []).append(i)
     order = sorted(groups.values(), key=lambda g: (-sum(work[i].weight for i in g), g[0]))
-    _WORK = work
+    if order:
+        nodes()  # the shared exploration, computed before any fork
+    _WORK, _UNITS = work, keys
     cache.ACTIVE = store
     gc.freeze()  # fewer copy-on-write pages in the forks
     try:
         _run_all(order, max(1, workers), tally)
     finally:
-        _WORK = []
+        _WORK, _UNITS = [], {}
         cache.ACTIVE = None
         gc.unfreeze()
     return tally.report(cached=store is not None)
 
 
+def _restore(work: list[Job], store: cache.Cache | None, tally: Tally) -> dict[int, str]:
+    """Put into ``tally`` the rows of every isolation unit stored in ``store`` under its
+    `unit_key`; returns the keys of the others (by their first job's index), under which they
+    are stored once run.  Called with this process's caches of built transitions and concrete
+    results empty (`_forget`), which `cache.code_key` relies on."""
+    if store is None:
+        return {}
+    code = cache.code_key()
+    units: dict[tuple[str, ...], list[int]] = {}
+    for i, j in enumerate(work):
+        units.setdefault(_unit(j, i), []).append(i)
+    missing: dict[int, str] = {}
+    restored: list[tuple[int, list[Row]]] = []
+    for members in units.values():
+        key = unit_key(code, [work[i] for i in members])
+        rows = restore(store.get_doc(key), members)
+        if rows is None:
+            missing[members[0]] = key
+        else:
+            restored += [(i, [r for r in rows if r.job == i]) for i in members]
+    if restored:
+        tally.add(restored)
+    return missing
+
+
 def _has_cex(r: Row) -> bool:
-    return r.result == "refuted" and r.found is not None and r.found.node is not None
+    found = r.found is not None and r.found.node is not None
+    return r.result == "refuted" and (found or r.has_vector)
 
 
 def _refutations(report: Report) -> list[Row]:
-    """Rows holding a confirmed counterexample (profile refutations and mutant refutations)."""
-    return [r for r in report.rows if _has_cex(r)]
+    """Rows holding a confirmed counterexample (profile refutations and mutant refutations);
+    a row restored from the cache holds none (a run that writes vectors uses no cache)."""
+    return [r for r in report.rows if _has_cex(r) and not r.restored]
 
 
 def row_variant(r: Row) -> Variant:
