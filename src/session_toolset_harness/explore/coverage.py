@@ -3,9 +3,9 @@
 REQUIRED is the model's outcome table (`session_toolset_model.ops.OPS`, default profile) minus
 the pairs no request sequence can produce, each excluded for a reason that follows from SPEC.md
 (see `UNREACHABLE`), plus the protocol-only ops and the boundary-parse errors of the hostile
-pools.  `docs/explore.md` summarises the split.  The golden enumeration
-(`golden.py`) cross-checks the split: the exhaustive small-scope search reaches every required
-model pair and none of the excluded ones.
+pools.  `docs/explore.md` summarises the split.  The model's bounded enumerator
+(`session_toolset_model.enumerate`, through `corpus.coverage`) cross-checks the split: the
+exhaustive small-scope search reaches every required model pair and none of the excluded ones.
 """
 
 from __future__ import annotations

@@ -310,31 +310,6 @@ def source_reply(source: Source) -> dict[str, str]:
     return {"kind": "builtin"} if source.kind == "builtin" else source.to_json()
 
 
-def source_from_json(value: Any) -> Source:
-    """The inverse of `Source.to_json` for request values."""
-    kind = value["kind"]
-    if kind == "builtin":
-        return Source("builtin", name=value["name"])
-    if kind == "unknown":
-        return Source("unknown", name=value["runtime_name"])
-    owner_key, name_key = {
-        "extension": ("extension_id", "tool_name"),
-        "mcp": ("server_id", "server_tool_name"),
-        "plugin": ("plugin_id", "tool_name"),
-    }[kind]
-    return Source(kind, value[owner_key], value[name_key])
-
-
-def provenance_from_json(value: Any) -> Provenance:
-    kind = value["kind"]
-    key = {
-        "extension_manifest": "extension_id",
-        "mcp_config": "server_id",
-        "plugin_config": "plugin_id",
-    }.get(kind)
-    return Provenance(kind) if key is None else Provenance(kind, value[key])
-
-
 def derived_id(source: Source) -> str:
     """The source-aware id of a pooled source (§1.1, canonical segments kept verbatim).
 
