@@ -235,7 +235,11 @@ def test_a_signal_stops_a_partial_run_cleanly(
     assert process.returncode == 128 + signum, (out, err)
     assert f"INCOMPLETE ({signum.name})" in out and err == ""
     data = load(report)
-    assert (data["verdict"], data["complete"]) == ("interrupted", False)
+    assert (data["verdict"], data["complete"]) == ("incomplete", False)
+    assert data["stopped"] == f"interrupted by {signum.name} after {data['counts']['lines']} lines"
+    assert_valid("trace", data, complete=False)
+    # the lines counted are those of the partitions listed (read but unchecked ones are not)
+    assert data["counts"]["lines"] == sum(p["lines"] for p in data["partitions"])
     assert 0 < data["counts"]["partitions"] < 200
     assert len(children) == int(jobs)
     assert not [pid for pid in children if _alive(pid)]

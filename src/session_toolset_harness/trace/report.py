@@ -21,9 +21,9 @@ from .complete import Violation
 from .partitions import PartitionResult
 from .run import Explanation, TraceResult, Undecided, Unexplained
 
-FORMAT_VERSION: Final = 2
-"""2: the common envelope (`envelope.envelope`); ``ok`` became ``verdict``, the line counts
-``counts``; partial mode."""
+FORMAT_VERSION: Final = 3
+"""3: an interrupted run's verdict is ``incomplete`` and ``stopped`` says why, as in every other
+report."""
 TOOL: Final = "session-toolset trace"
 
 
@@ -86,12 +86,22 @@ def verdict(result: TraceResult) -> str:
 
 def json_verdict(result: TraceResult) -> str:
     if result.interrupted is not None:
-        return "interrupted"
+        return "incomplete"
     if result.unreadable is not None:
         return "unreadable"
     if result.violations:
         return "violation"
     return "undecided" if result.undecided else "pass"
+
+
+def stopped(result: TraceResult) -> str | None:
+    """Why the run ended before its end (an interruption, an unusable line), or None."""
+    if result.interrupted is not None:
+        name = signal.Signals(result.interrupted).name
+        return f"interrupted by {name} after {result.counts.lines} lines"
+    if result.unreadable is not None:
+        return f"unusable line: {result.unreadable}"
+    return None
 
 
 def summary_line(result: TraceResult) -> str:
@@ -186,9 +196,7 @@ def build_json(result: TraceResult, *, partitions: bool = True) -> dict[str, Any
             "window": settings.window,
             "limits": list(settings.limits),
         },
-        "interrupted": (
-            None if result.interrupted is None else signal.Signals(result.interrupted).name
-        ),
+        "stopped": stopped(result),
         "unreadable": result.unreadable,
         "stopped_at_first_violation": result.stopped,
         "seconds": round(result.seconds, 6),
