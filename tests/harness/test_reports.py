@@ -42,6 +42,14 @@ def test_the_report_schemas_share_one_envelope() -> None:
     assert all(shape == shapes[0] for shape in shapes)
 
 
+def test_every_report_ends_early_the_same_way() -> None:
+    """An interrupted run of any command: verdict ``incomplete``, and ``stopped`` says why."""
+    for name in schemas.REPORT_SCHEMA_NAMES:
+        schema = schemas.load_schema(name)
+        assert "incomplete" in schema["properties"]["verdict"]["enum"], name
+        assert "stopped" in schema["required"] and "interrupted" not in schema["properties"], name
+
+
 def test_a_report_missing_its_verdict_is_refused() -> None:
     report = {**envelope("conform", 2, "pass", {}), "vectors": []}
     del report["verdict"]

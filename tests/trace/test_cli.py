@@ -302,8 +302,10 @@ def test_a_signal_stops_cleanly_with_a_partial_report(
     assert process.returncode == 128 + signum, (out, err)
     assert f"INCOMPLETE ({signum.name})" in out and "Traceback" not in err
     data = json.loads(report.read_text(encoding="utf-8"))
-    assert data["interrupted"] == signum.name and not data["complete"]
-    assert data["verdict"] == "interrupted"
+    assert (data["verdict"], data["complete"]) == ("incomplete", False)
+    assert_valid("trace", data, complete=False)
+    lines_checked = data["counts"]["lines"]
+    assert data["stopped"] == f"interrupted by {signum.name} after {lines_checked} lines"
     assert 0 < data["counts"]["checked"] < 20 * len(lines)
     assert len(children) == int(jobs) - (jobs == "1")
     assert not [pid for pid in children if _alive(pid)]

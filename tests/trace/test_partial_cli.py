@@ -102,11 +102,19 @@ def test_a_forged_authorization_fails_with_its_window(
     status, out, _ = trace(capsys, "--partial", "catalog", log, "--junit", str(xml))
     assert status == 1, out
     # from the set's creation (empty core, nothing activated for y) to the forged reply
-    assert f"VIOLATION {log}:8: authorize" in out and "window: lines 4-8" in out
+    bound = "no hidden history of at most 2 operations between recorded lines explains it"
+    assert f"VIOLATION {log}:8: authorize - {bound}\n" in out and "window: lines 4-8" in out
+    assert "hint: --max-hidden was left at its default" in out  # the bound is a choice
     assert "A partial check cannot conclude:" in out
     assert out.splitlines()[-1].startswith("trace: VIOLATION - 1 log, 10 lines")
     suite = ET.parse(xml).getroot().find("testsuite")
     assert suite is not None and suite.get("failures") == "1"
+    failure = suite.find("testcase/failure")
+    assert failure is not None and "of at most 2 operations" in str(failure.get("message"))
+    # a bound the user chose is named, without the hint
+    status, out, _ = trace(capsys, "--partial", "catalog", "--max-hidden", "1", log)
+    assert status == 1 and "no hidden history of at most 1 operation between" in out
+    assert "hint:" not in out
 
 
 def test_partitions_are_checked_apart_with_jobs_and_keep_going(
@@ -235,7 +243,11 @@ def test_a_signal_stops_a_partial_run_cleanly(
     assert process.returncode == 128 + signum, (out, err)
     assert f"INCOMPLETE ({signum.name})" in out and err == ""
     data = load(report)
-    assert (data["verdict"], data["complete"]) == ("interrupted", False)
+    assert (data["verdict"], data["complete"]) == ("incomplete", False)
+    assert data["stopped"] == f"interrupted by {signum.name} after {data['counts']['lines']} lines"
+    assert_valid("trace", data, complete=False)
+    # the lines counted are those of the partitions listed (read but unchecked ones are not)
+    assert data["counts"]["lines"] == sum(p["lines"] for p in data["partitions"])
     assert 0 < data["counts"]["partitions"] < 200
     assert len(children) == int(jobs)
     assert not [pid for pid in children if _alive(pid)]
@@ -256,5 +268,5 @@ def test_an_op_of_any_json_value_is_checked_not_a_crash(
     )
     status, out, err = trace(capsys, "--partial", "catalog", log)
     assert (status, err) == (1, "")
-    assert f"VIOLATION {log}:15: ? - no hidden history explains it" in out
+    assert f"VIOLATION {log}:15: ? - no hidden history of at most 2 operations" in out
     assert "shortest unexplained window: line 15\n" in out

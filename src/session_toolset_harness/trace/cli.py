@@ -196,7 +196,8 @@ def run(args: argparse.Namespace) -> int:
     except LogLineError as err:
         raise UsageError(str(err)) from None
     for violation in result.violations:
-        sys.stdout.write("\n" + report.violation_block(violation))
+        hint = settings is not None and args.max_hidden is None
+        sys.stdout.write("\n" + report.violation_block(violation, settings, hint=hint))
     for undecided in result.undecided:
         sys.stdout.write("\n" + report.undecided_block(undecided))
     for explanation in result.explanations:

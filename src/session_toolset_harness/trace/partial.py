@@ -51,7 +51,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import z3  # type: ignore[import-untyped]
@@ -62,7 +62,7 @@ from session_toolset_model.world.fields import Fields, ProtocolFault
 from session_toolset_model.world.identity import IdentityError, unclassified
 from session_toolset_model.world.protocol import RecordInfo
 
-from .complete import agrees
+from .complete import _plain, _stateless, agrees
 from .logline import RecordedLine
 from .plan import Unsupported
 from .run import WINDOW
@@ -146,6 +146,9 @@ class PartialVerdict:
     """What this check cannot conclude, in plain words."""
     undecided: str | None = None
     """Why the check could not decide (then neither consistent nor a window)."""
+    open: int = 0
+    """Lines not checked: a request SPEC.md leaves open whose op neither reads nor changes the
+    state (left out, as in complete mode)."""
 
 
 def parse_kinds(spec: str) -> frozenset[str]:
@@ -184,6 +187,8 @@ def check_partial(
         raise WindowBound(f"the window must be a positive integer, not {window!r}")
     kinds = tuple(k for k in HIDDEN_KINDS if k in unrecorded)
     checker = _Checker(kinds, max_hidden, window, explain)
+    scratch = World()  # answers the ops that neither read nor change the state
+    left_open = 0
     for line in lines:
         op = line.request.get("op")
         if isinstance(op, str) and op in unrecorded:  # an op may be any JSON value
@@ -191,8 +196,14 @@ def check_partial(
                 f"line {line.line}: op {line.request['op']!r} is recorded "
                 "but was declared unrecorded"
             )
+        if _stateless(op) and not _plain(line.request, 0):
+            try:
+                scratch.handle(line.request)
+            except OutOfScope:  # its reply is open and no other line depends on it
+                left_open += 1
+                continue
         checker.feed(line)
-    return checker.finish()
+    return replace(checker.finish(), open=left_open)
 
 
 class _Checker:

@@ -234,5 +234,5 @@ def _add(
                 shown["digest"] = step.digest
             steps.append(shown)
         result.explanations.append(Explanation(file, stream, tuple(steps)))
-    counts = Counts(lines=count, checked=verdict.checked)
+    counts = Counts(lines=count, checked=verdict.checked, open=verdict.open)
     result.add_partition(PartitionResult(file, stream, counts, found, fileno, first_line))

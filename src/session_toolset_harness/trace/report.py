@@ -19,11 +19,11 @@ from ..conform.junit import xml_safe
 from ..envelope import envelope
 from .complete import Violation
 from .partitions import PartitionResult
-from .run import Explanation, TraceResult, Undecided, Unexplained
+from .run import Explanation, PartialSettings, TraceResult, Undecided, Unexplained
 
-FORMAT_VERSION: Final = 2
-"""2: the common envelope (`envelope.envelope`); ``ok`` became ``verdict``, the line counts
-``counts``; partial mode."""
+FORMAT_VERSION: Final = 3
+"""3: an interrupted run's verdict is ``incomplete`` and ``stopped`` says why, as in every other
+report."""
 TOOL: Final = "session-toolset trace"
 
 
@@ -36,14 +36,25 @@ def _where(v: Violation | Unexplained) -> str:
     return f"{v.file}:{v.line}{stream}"
 
 
-def violation_block(v: Violation | Unexplained) -> str:
+def _no_history(settings: PartialSettings | None) -> str:
+    k = "?" if settings is None else settings.max_hidden
+    return f"no hidden history of at most {k} operation{'s' * (k != 1)} between recorded lines"
+
+
+def violation_block(
+    v: Violation | Unexplained, settings: PartialSettings | None = None, *, hint: bool = False
+) -> str:
+    """``hint``: the bound was ``--max-hidden``'s default, so say how to raise it."""
     if isinstance(v, Unexplained):
         lines = "line " if v.first_line == v.line else f"lines {v.first_line}-"
         return (
-            f"VIOLATION {_where(v)}: {v.op} - no hidden history explains it\n"
+            f"VIOLATION {_where(v)}: {v.op} - {_no_history(settings)} explains it\n"
             f"  shortest unexplained window: {lines}{v.line}\n"
             f"  observed: {render(v.observed, 400)}\n"
-        )
+        ) + (
+            "  hint: --max-hidden was left at its default; if more unrecorded operations ran "
+            "between two recorded lines (a setup, say), raise it\n"
+        ) * hint
     return (
         f"VIOLATION {_where(v)}: {v.op} - {v.section}\n"
         f"  at {v.path}: {v.message}\n"
@@ -86,12 +97,22 @@ def verdict(result: TraceResult) -> str:
 
 def json_verdict(result: TraceResult) -> str:
     if result.interrupted is not None:
-        return "interrupted"
+        return "incomplete"
     if result.unreadable is not None:
         return "unreadable"
     if result.violations:
         return "violation"
     return "undecided" if result.undecided else "pass"
+
+
+def stopped(result: TraceResult) -> str | None:
+    """Why the run ended before its end (an interruption, an unusable line), or None."""
+    if result.interrupted is not None:
+        name = signal.Signals(result.interrupted).name
+        return f"interrupted by {name} after {result.counts.lines} lines"
+    if result.unreadable is not None:
+        return f"unusable line: {result.unreadable}"
+    return None
 
 
 def summary_line(result: TraceResult) -> str:
@@ -186,9 +207,7 @@ def build_json(result: TraceResult, *, partitions: bool = True) -> dict[str, Any
             "window": settings.window,
             "limits": list(settings.limits),
         },
-        "interrupted": (
-            None if result.interrupted is None else signal.Signals(result.interrupted).name
-        ),
+        "stopped": stopped(result),
         "unreadable": result.unreadable,
         "stopped_at_first_violation": result.stopped,
         "seconds": round(result.seconds, 6),
@@ -228,9 +247,9 @@ def write_json(result: TraceResult, path: Path) -> None:
         out.write(("\n  ]" if len(result.partitions) else "]") + after + "\n")
 
 
-def _failure_message(v: Violation | Unexplained) -> str:
+def _failure_message(v: Violation | Unexplained, settings: PartialSettings | None) -> str:
     if isinstance(v, Unexplained):
-        return f"lines {v.first_line}-{v.line}: {v.op}: no hidden history explains them"
+        return f"lines {v.first_line}-{v.line}: {v.op}: {_no_history(settings)} explains them"
     return f"line {v.line}: {v.op}: {v.path}"
 
 
@@ -286,9 +305,12 @@ def _cases(result: TraceResult) -> Iterator[ET.Element]:
             failure = ET.SubElement(
                 case,
                 "failure",
-                {"message": xml_safe(_failure_message(found[0]))[:1000], "type": "violation"},
+                {
+                    "message": xml_safe(_failure_message(found[0], result.partial))[:1000],
+                    "type": "violation",
+                },
             )
-            failure.text = xml_safe("\n".join(violation_block(v) for v in found))
+            failure.text = xml_safe("\n".join(violation_block(v, result.partial) for v in found))
         elif (p.file, p.stream) in undecided:  # never a pass
             u = undecided[(p.file, p.stream)]
             ET.SubElement(
