@@ -15,8 +15,8 @@ first on ``PYTHONPATH``, two commands run:
 The table lists, per bug: the proof rows (``check == "proof"``) whose result is not the expected
 one, by name; how many other rows (witness, reachability, agreement, mutant) are unexpected; the
 number of recorded vectors the patched model disagrees with; and which ``check`` stages failed.
-Expect several minutes per bug on two cores (5 to 20 under load).  Exit status 0 when every run finished
-(whatever it caught), 2 when a patch does not apply or a command cannot run.
+Expect several minutes per bug on two cores (5 to 20 under load).  Exit status 0 when every run
+finished (whatever it caught), 2 when a patch does not apply or a command cannot run.
 """
 
 from __future__ import annotations
