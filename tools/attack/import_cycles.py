@@ -1,6 +1,8 @@
 """Import cycles among a package's modules (module-level imports, and all imports), from `ast`.
 
-python tools/attack/import_cycles.py src/session_toolset_harness
+python tools/attack/import_cycles.py [PACKAGE_DIR...]   # default: the project's four packages
+
+Exit status 0 when no package has a circle, 1 when one has, 2 for a directory that is not there.
 """
 
 from __future__ import annotations
@@ -82,11 +84,31 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
+PACKAGES = (
+    "src/session_toolset",
+    "src/session_toolset_harness",
+    "model/session_toolset_model",
+    "proofs/session_toolset_proofs",
+)
+
+
+def main(argv: list[str]) -> int:
+    here = Path(__file__).resolve().parents[2]
+    roots = [Path(a) for a in argv] or [here / p for p in PACKAGES]
+    missing = [r for r in roots if not r.is_dir()]
+    if missing:
+        print(f"import_cycles: error: not a package directory: {missing[0]}", file=sys.stderr)
+        return 2
+    status = 0
+    for root in roots:
+        for label, top in (("module-level imports", True), ("all imports", False)):
+            found = cycles(edges(root, top))
+            print(f"{root.name}, {label}: {len(found)} circle(s)")
+            for comp in found:
+                print("   ", " <-> ".join(comp))
+            status = status or int(bool(found))
+    return status
+
+
 if __name__ == "__main__":
-    root = Path(sys.argv[1])
-    for label, top in (("module-level imports", True), ("all imports (incl. in functions)", False)):
-        found = cycles(edges(root, top))
-        # a package __init__ importing its own submodules is not a circle worth reporting
-        print(f"{label}: {len(found)} strongly connected group(s) of size > 1")
-        for comp in found:
-            print("   ", " <-> ".join(comp))
+    sys.exit(main(sys.argv[1:]))
