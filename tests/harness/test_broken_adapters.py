@@ -257,6 +257,30 @@ def test_explore_reports_a_hang_as_a_timeout_within_seconds(
     assert_valid("explore", found)
 
 
+@pytest.mark.parametrize("fault", ["crash", "hang"])
+def test_explore_names_a_failure_on_the_first_request_after_hello_and_writes_its_vector(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fault: str
+) -> None:
+    # explore's first request after hello is a digest of the preflight: a crash or hang
+    # there is found like one later in the run (kind, stderr tail, a vector), not an error
+    adapter = faulty("--fault", fault, "--on", "digest")
+    status, _, found = _explore(tmp_path, adapter, "--timeout", "0.5")
+    out = capsys.readouterr().out
+    kind = "crash" if fault == "crash" else "timeout"
+    assert status == 1 and found["verdict"] == "divergence"
+    assert f"adapter failure ({kind})" in out
+    divergence = found["divergence"]
+    assert isinstance(divergence, dict) and divergence["kind"] == kind
+    if fault == "crash":
+        assert "adapter stderr ends: injected crash" in divergence["reason"]
+    assert_valid("explore", found)
+    vector = str(tmp_path / "found.json")
+    argv = ["--vectors", vector, "--timeout", "0.5"]
+    assert conform_cli.main(["--adapter", adapter, *argv]) == 1
+    assert f"{kind}:" in capsys.readouterr().out
+    assert conform_cli.main(["--vectors", vector]) == 0  # the reference passes it
+
+
 def test_explore_reports_an_extra_line_as_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
