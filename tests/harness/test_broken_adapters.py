@@ -453,17 +453,50 @@ def test_check_interrupted_during_the_proofs_leaves_no_worker(tmp_path: Path) ->
 
     wait_for(some_checks_finished, 60)
     proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=20)
+    out, err = proc.communicate(timeout=20)
     assert proc.returncode == 143, err
     assert "Traceback" not in err and "interrupted by SIGTERM" in err
+    assert "check: proofs interrupted (" in out and "conformance not run" in out
     found = json.loads(report.read_text())
     assert found["verdict"] == "incomplete"
     assert found["stopped"] == "interrupted by SIGTERM after 0 of 4 stages"
     assert_valid("check", found, complete=False)
     proved = found["prove"]  # the checks that finished before the signal
-    assert proved["exit_status"] == 1 and proved["report"]["verdict"] == "incomplete"
+    assert proved["exit_status"] == 143 and proved["report"]["verdict"] == "incomplete"
     assert proved["report"]["counts"]["checks"] == len(proved["report"]["rows"]) > 0
     wait_for(lambda: not [pid for pid in children if alive(pid)], 5)
+
+
+def test_check_interrupted_during_the_proofs_reports_each_stage_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from session_toolset_proofs.report import Row, Tally
+
+    def proofs_cut_short(_console: object, tally: Tally) -> object:  # 2 of 5 checks finished
+        tally.total = 5
+        rows = [
+            Row(f"p{i}", "per-tool-pinned", "proof", "proof", "proved", "proved", 0.01)
+            for i in range(2)
+        ]
+        tally.add([(0, rows)])
+        time.sleep(0.05)
+        raise Interrupted(signal.SIGINT)
+
+    monkeypatch.setattr(check, "_prove", proofs_cut_short)
+    report = tmp_path / "c.json"
+    assert check.main(["--json", str(report), "--quiet"]) == 130
+    out = capsys.readouterr().out
+    assert "check: proofs interrupted (2 of 5 checks finished" in out
+    assert "conformance not run" in out and "model vs implementation not run" in out
+    found = json.loads(report.read_text())
+    assert_valid("check", found, complete=False)
+    assert found["stopped"] == "interrupted by SIGINT after 0 of 4 stages"
+    counts = {"stages": 4, "passed": 0, "failed": 0, "not_run": 3, "interrupted": 1}
+    assert found["counts"] == counts
+    proved = found["prove"]  # the proofs' own partial report, as `prove` would write it
+    assert proved["exit_status"] == 130 and proved["seconds"] >= 0.05
+    assert proved["report"]["stopped"] == "interrupted by SIGINT after 2 of 5 checks"
+    assert [row["name"] for row in proved["report"]["rows"]] == ["p0", "p1"]
 
 
 def test_an_inherited_ignored_sigint_stays_ignored() -> None:
