@@ -229,6 +229,7 @@ def _document(status: int, stages: dict[str, _Stage]) -> dict[str, Any]:
         "passed": sum(s.status == 0 for s in stages.values()),
         "failed": sum(s.status == 1 for s in stages.values()),
         "not_run": sum(s.status == 2 for s in stages.values()),
+        "interrupted": 0,
     }
     return {
         **envelope("check", FORMAT_VERSION, VERDICTS[status], counts),
