@@ -183,7 +183,8 @@ def _conform(console: _Console, adapter: str | None) -> _Stage:
         return _Stage(2, time.perf_counter() - started, "did not run", None, str(exc))
     seconds = time.perf_counter() - started
     if result.signal is not None:  # the vectors so far are the report; the check stops here
-        return _Stage(1, seconds, "interrupted", jsonreport.build(result), signal=result.signal)
+        detail = f"{len(result.results)} vectors finished"
+        return _Stage(1, seconds, detail, jsonreport.build(result), signal=result.signal)
     reporter.finish(result, summary=console.verbose)
     if console.verbose:
         print()
@@ -228,6 +229,7 @@ def _document(status: int, stages: dict[str, _Stage]) -> dict[str, Any]:
         "passed": sum(s.status == 0 for s in stages.values()),
         "failed": sum(s.status == 1 for s in stages.values()),
         "not_run": sum(s.status == 2 for s in stages.values()),
+        "interrupted": 0,
     }
     return {
         **envelope("check", FORMAT_VERSION, VERDICTS[status], counts),
@@ -316,16 +318,21 @@ def main(argv: list[str]) -> int:
 
     done: dict[str, _Stage] = {}
     proving = Tally()
+    started = time.perf_counter()
 
     def partial(signum: int) -> None:
-        if args.json is None:
-            return
         stopped = _stopped(signum, done)
         stages = dict(done)
         if "prove" not in stages and proving.total:  # interrupted during the proofs
-            report = json.loads(proving.report(stopped).to_json())
-            stages["prove"] = _Stage(1, 0.0, "interrupted", report, signal=signum)
-        _write_partial(args.json, stages, stopped)
+            name = signal.Signals(signum).name
+            own = f"interrupted by {name} after {proving.done} of {proving.total} checks"
+            report = json.loads(proving.report(own).to_json())
+            detail = f"{proving.done} of {proving.total} checks finished"
+            seconds = time.perf_counter() - started
+            stages["prove"] = _Stage(1, seconds, detail, report, signal=signum)
+        print(_interrupted_summary(stages), flush=True)
+        if args.json is not None:
+            _write_partial(args.json, stages, stopped)
 
     def stop(signum: int) -> None:
         stop_child_processes()
@@ -354,13 +361,43 @@ def _stopped(signum: int, done: dict[str, _Stage]) -> str:
     return f"interrupted by {name} after {finished} of {len(STAGES)} stages"
 
 
+LABELS = {
+    "prove": "proofs",
+    "conform": "conformance",
+    "model_vs_recorded": "model vs recorded",
+    "model_vs_implementation": "model vs implementation",
+}
+
+
+def _interrupted_summary(stages: dict[str, _Stage]) -> str:
+    """The summary line of an interrupted check: every stage, finished, interrupted or not run."""
+    verdict = {0: "passed", 1: "FAILED", 2: "could not run"}
+    parts = []
+    for name in STAGES:
+        stage = stages.get(name)
+        if stage is None:
+            parts.append(f"{LABELS[name]} not run")
+            continue
+        done = "interrupted" if stage.signal is not None else verdict.get(stage.status, "FAILED")
+        parts.append(f"{LABELS[name]} {done} ({stage.detail}, {stage.seconds:.1f} s)")
+    return "check: " + ", ".join(parts)
+
+
+def _exit_status(stage: _Stage) -> int:
+    """A stage's own exit status; ``128 + signal`` for the one a signal interrupted."""
+    return stage.status if stage.signal is None else 128 + stage.signal
+
+
 def _write_partial(path: Path, done: dict[str, _Stage], stopped: str) -> None:
-    """The stages that finished, marked incomplete (best effort: the run is ending anyway)."""
+    """The stages that finished, the one interrupted (its own partial report) and the count of
+    those not run, marked incomplete (best effort: the run is ending anyway)."""
+    finished = [s for s in done.values() if s.signal is None]
     counts = {
-        "stages": len(done),
-        "passed": sum(s.status == 0 for s in done.values()),
-        "failed": sum(s.status == 1 for s in done.values()),
-        "not_run": sum(s.status == 2 for s in done.values()),
+        "stages": len(STAGES),
+        "passed": sum(s.status == 0 for s in finished),
+        "failed": sum(s.status == 1 for s in finished),
+        "not_run": sum(s.status == 2 for s in finished) + len(STAGES) - len(done),
+        "interrupted": len(done) - len(finished),
     }
     report: dict[str, object] = {
         **envelope("check", FORMAT_VERSION, "incomplete", counts, complete=False),
@@ -368,7 +405,7 @@ def _write_partial(path: Path, done: dict[str, _Stage], stopped: str) -> None:
     }
     for name, stage in done.items():
         report[name] = {
-            "exit_status": stage.status,
+            "exit_status": _exit_status(stage),
             "seconds": stage.seconds,
             "report": stage.report,
         }

@@ -257,6 +257,30 @@ def test_explore_reports_a_hang_as_a_timeout_within_seconds(
     assert_valid("explore", found)
 
 
+@pytest.mark.parametrize("fault", ["crash", "hang"])
+def test_explore_names_a_failure_on_the_first_request_after_hello_and_writes_its_vector(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fault: str
+) -> None:
+    # explore's first request after hello is a digest of the preflight: a crash or hang
+    # there is found like one later in the run (kind, stderr tail, a vector), not an error
+    adapter = faulty("--fault", fault, "--on", "digest")
+    status, _, found = _explore(tmp_path, adapter, "--timeout", "0.5")
+    out = capsys.readouterr().out
+    kind = "crash" if fault == "crash" else "timeout"
+    assert status == 1 and found["verdict"] == "divergence"
+    assert f"adapter failure ({kind})" in out
+    divergence = found["divergence"]
+    assert isinstance(divergence, dict) and divergence["kind"] == kind
+    if fault == "crash":
+        assert "adapter stderr ends: injected crash" in divergence["reason"]
+    assert_valid("explore", found)
+    vector = str(tmp_path / "found.json")
+    argv = ["--vectors", vector, "--timeout", "0.5"]
+    assert conform_cli.main(["--adapter", adapter, *argv]) == 1
+    assert f"{kind}:" in capsys.readouterr().out
+    assert conform_cli.main(["--vectors", vector]) == 0  # the reference passes it
+
+
 def test_explore_reports_an_extra_line_as_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -429,17 +453,50 @@ def test_check_interrupted_during_the_proofs_leaves_no_worker(tmp_path: Path) ->
 
     wait_for(some_checks_finished, 60)
     proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=20)
+    out, err = proc.communicate(timeout=20)
     assert proc.returncode == 143, err
     assert "Traceback" not in err and "interrupted by SIGTERM" in err
+    assert "check: proofs interrupted (" in out and "conformance not run" in out
     found = json.loads(report.read_text())
     assert found["verdict"] == "incomplete"
     assert found["stopped"] == "interrupted by SIGTERM after 0 of 4 stages"
     assert_valid("check", found, complete=False)
     proved = found["prove"]  # the checks that finished before the signal
-    assert proved["exit_status"] == 1 and proved["report"]["verdict"] == "incomplete"
+    assert proved["exit_status"] == 143 and proved["report"]["verdict"] == "incomplete"
     assert proved["report"]["counts"]["checks"] == len(proved["report"]["rows"]) > 0
     wait_for(lambda: not [pid for pid in children if alive(pid)], 5)
+
+
+def test_check_interrupted_during_the_proofs_reports_each_stage_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from session_toolset_proofs.report import Row, Tally
+
+    def proofs_cut_short(_console: object, tally: Tally) -> object:  # 2 of 5 checks finished
+        tally.total = 5
+        rows = [
+            Row(f"p{i}", "per-tool-pinned", "proof", "proof", "proved", "proved", 0.01)
+            for i in range(2)
+        ]
+        tally.add([(0, rows)])
+        time.sleep(0.05)
+        raise Interrupted(signal.SIGINT)
+
+    monkeypatch.setattr(check, "_prove", proofs_cut_short)
+    report = tmp_path / "c.json"
+    assert check.main(["--json", str(report), "--quiet"]) == 130
+    out = capsys.readouterr().out
+    assert "check: proofs interrupted (2 of 5 checks finished" in out
+    assert "conformance not run" in out and "model vs implementation not run" in out
+    found = json.loads(report.read_text())
+    assert_valid("check", found, complete=False)
+    assert found["stopped"] == "interrupted by SIGINT after 0 of 4 stages"
+    counts = {"stages": 4, "passed": 0, "failed": 0, "not_run": 3, "interrupted": 1}
+    assert found["counts"] == counts
+    proved = found["prove"]  # the proofs' own partial report, as `prove` would write it
+    assert proved["exit_status"] == 130 and proved["seconds"] >= 0.05
+    assert proved["report"]["stopped"] == "interrupted by SIGINT after 2 of 5 checks"
+    assert [row["name"] for row in proved["report"]["rows"]] == ["p0", "p1"]
 
 
 def test_an_inherited_ignored_sigint_stays_ignored() -> None:

@@ -99,12 +99,15 @@ def digest_requests() -> list[Reply]:
 
 
 class DigestPreflightError(Exception):
-    """The SUT's digest of a pooled schema is not the original implementation's value."""
+    """The SUT's digest of a pooled schema is not the original implementation's value, or the
+    SUT gave no usable reply to a digest request (``kind``: the adapter failure, as in
+    `Divergence.kind`)."""
 
-    def __init__(self, records: list[StepRecord], reason: str) -> None:
+    def __init__(self, records: list[StepRecord], reason: str, kind: str = "divergence") -> None:
         super().__init__(reason)
         self.records = records
         self.reason = reason
+        self.kind = kind
 
 
 def learn_digests(sut: Sut) -> dict[str, str]:
@@ -117,8 +120,13 @@ def learn_digests(sut: Sut) -> dict[str, str]:
     records: list[StepRecord] = []
     for request in digest_requests():
         key = pools.schema_key(request["schema"])
-        reply = sut.send(request)
-        records.append(StepRecord(request, {"ok": True, "digest": reference[key]}, reply))
+        expected = {"ok": True, "digest": reference[key]}
+        try:
+            reply = sut.send(request)
+        except SutFailure as err:  # a crash or hang here is found like one later in the run
+            records.append(StepRecord(request, expected, None))
+            raise DigestPreflightError(records, f"no usable reply: {err}", err.kind) from None
+        records.append(StepRecord(request, expected, reply))
         digest = reply.get("digest")
         if reply.get("ok") is not True or not isinstance(digest, str):
             raise DigestPreflightError(records, f"digest request failed: {reply!r}"[:300])

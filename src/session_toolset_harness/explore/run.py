@@ -119,7 +119,7 @@ def explore(
     try:
         digests = learn_digests(sut)
     except DigestPreflightError as err:
-        failure = Divergence(tuple(err.records[:-1]), (err.records[-1],), err.reason)
+        failure = Divergence(tuple(err.records[:-1]), (err.records[-1],), err.reason, kind=err.kind)
         return ExploreResult(
             Counter(), failure, 0, 0.0, 0.0, seed_value, pools.reference_digests(), preflight=True
         )
