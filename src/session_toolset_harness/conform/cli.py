@@ -41,7 +41,7 @@ from session_toolset_harness.conform.runner import MAX_FAILURES, Runner, RunOpti
 from session_toolset_harness.conform.validate import validate_all
 from session_toolset_harness.envelope import check_writable, tool_version
 from session_toolset_harness.interrupt import exit_status, raising_on_signals
-from session_toolset_harness.summary import GITHUB_STEP_SUMMARY, publish
+from session_toolset_harness.summary import GITHUB_STEP_SUMMARY, outputs, publish
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -321,7 +321,7 @@ def _check_writable(args: argparse.Namespace) -> None:
         (
             ("--json", args.json),
             ("--junit", args.junit),
-            ("--summary", args.summary),
+            *outputs(args.summary),
             ("--emit-known-failures", args.emit_known_failures),
             ("--record", args.record),
         ),

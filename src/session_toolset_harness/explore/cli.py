@@ -37,7 +37,7 @@ from ..declared_difference import DECLARED_DIFFERENCE
 from ..envelope import check_writable
 from ..interrupt import raising_on_signals
 from ..progress import Progress, on_terminal
-from ..summary import GITHUB_STEP_SUMMARY, publish
+from ..summary import GITHUB_STEP_SUMMARY, outputs, publish
 from . import coverage, report
 from .parallel import Plan, PlanResult, run_plan
 from .run import PROFILES
@@ -259,7 +259,7 @@ def coverage_line(hits: Any, conditions: Any) -> str:
 
 
 def _outputs(args: argparse.Namespace) -> list[tuple[str, Path | None]]:
-    files = [("--json", args.json), ("--junit", args.junit), ("--summary", args.summary)]
+    files = [("--json", args.json), ("--junit", args.junit), *outputs(args.summary)]
     return files if args.merge else [*files, ("--out", args.out)]
 
 
