@@ -14,7 +14,7 @@ merged results are rebuilt as one `RunResult` (`merged_run`), so ``--json``, ``-
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -61,21 +61,38 @@ def read(path: Path) -> dict[str, Any]:
     return value
 
 
-def repeated(reports: Sequence[tuple[Path, dict[str, Any]]]) -> str | None:
-    """Why the reports cannot be merged without counting something twice (None when they can):
-    a file given twice, a shard in two reports, vectors in two reports."""
+def _shard(report: dict[str, Any]) -> Hashable:
+    return tuple(report.get("shard", [1, 1]))
+
+
+def given_twice(
+    reports: Sequence[tuple[Path, dict[str, Any]]],
+    shard_of: Callable[[dict[str, Any]], Hashable] = _shard,
+) -> str | None:
+    """A file given twice, or one shard in two reports (None when neither): ``shard_of`` is what
+    makes two reports the same shard (``explore`` adds its plan to ``--shard K/N``)."""
     files: dict[Path, Path] = {}
-    shards: dict[tuple[int, int], Path] = {}
-    seen: dict[str, Path] = {}
-    twice: list[tuple[str, Path, Path]] = []
+    shards: dict[Hashable, Path] = {}
     for path, report in reports:
         first_file = files.setdefault(path.resolve(), path)
         if first_file is not path:
             return f"{path} given twice"
-        k, n = report.get("shard", [1, 1])
-        first_shard = shards.setdefault((k, n), path)
+        first_shard = shards.setdefault(shard_of(report), path)
         if first_shard is not path:
+            k, n = report.get("shard", [1, 1])
             return f"shard {k}/{n} given twice ({first_shard} and {path})"
+    return None
+
+
+def repeated(reports: Sequence[tuple[Path, dict[str, Any]]]) -> str | None:
+    """Why the reports cannot be merged without counting something twice (None when they can):
+    a file given twice, a shard in two reports (`given_twice`), vectors in two reports."""
+    twice_given = given_twice(reports)
+    if twice_given is not None:
+        return twice_given
+    seen: dict[str, Path] = {}
+    twice: list[tuple[str, Path, Path]] = []
+    for path, report in reports:
         for vector in report["vectors"]:
             first = seen.setdefault(vector["id"], path)
             if first is not path:
