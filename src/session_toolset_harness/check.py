@@ -156,7 +156,8 @@ def _adapter_start_problem(adapter: str) -> str | None:
     return None
 
 
-def _conform(console: _Console, adapter: str | None) -> _Stage:
+def _conform(console: _Console, adapter: str | None, json_report: bool) -> _Stage:
+    """The conformance stage; ``json_report``: ``--json`` was given (it holds every vector)."""
     from .conform import cli as conform_cli
     from .conform import jsonreport
     from .conform.report import ConsoleReporter, failure_block
@@ -174,6 +175,8 @@ def _conform(console: _Console, adapter: str | None) -> _Stage:
         sys.stdout,
         terminal=console.progress and not console.verbose,
         quiet=not (console.progress or console.verbose),
+        requested=["--json"] if json_report else [],
+        offered=["--json"],
     )
     started = time.perf_counter()
     try:
@@ -331,7 +334,7 @@ def main(argv: list[str]) -> int:
     try:
         with raising_on_signals(before=stop):
             done["prove"] = _prove(console, proving)
-            done["conform"] = _conform(console, args.adapter)
+            done["conform"] = _conform(console, args.adapter, args.json is not None)
             if done["conform"].signal is not None:
                 raise Interrupted(done["conform"].signal)
             return _finish(args, done["prove"], done["conform"])

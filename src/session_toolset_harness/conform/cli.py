@@ -331,7 +331,12 @@ def _check_writable(args: argparse.Namespace) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     _check_writable(args)
-    console = report.ConsoleReporter(sys.stdout, terminal=sys.stdout.isatty(), quiet=args.quiet)
+    console = report.ConsoleReporter(
+        sys.stdout,
+        terminal=sys.stdout.isatty(),
+        quiet=args.quiet,
+        requested=[f for f, path in (("--json", args.json), ("--junit", args.junit)) if path],
+    )
     with raising_on_signals():
         status, run = execute(args, console)
     # Coverage comes before the failure details so the summary line stays the last line.
