@@ -17,7 +17,7 @@ every failure, the summary line; on anything else (a CI log) the failures and th
 only.  ``--verbose`` adds the full tables (every proof row, every vector); ``--json FILE`` holds
 every stage's full report whatever is printed, under the common envelope (`envelope`), and
 ``--summary FILE`` (also appended to ``$GITHUB_STEP_SUMMARY`` when set) a Markdown table of the
-stages with the first failure; both files are checked writable before anything runs.
+stages with the first failure; these files are checked writable before anything runs.
 SIGINT/SIGTERM stop the running half (its worker processes and the adapter with it), write
 ``--json`` with what finished, the interrupted half's checks or vectors included (verdict
 ``incomplete``, ``complete: false``), and exit 130/143.
@@ -36,9 +36,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from .envelope import envelope, writable_problem
+from .envelope import check_writable, envelope
 from .interrupt import Interrupted, exit_later, raising_on_signals, stop_child_processes
-from .summary import GITHUB_STEP_SUMMARY, code_block, publish, table
+from .summary import GITHUB_STEP_SUMMARY, code_block, outputs, publish, table
 
 if TYPE_CHECKING:
     from session_toolset_proofs.report import Tally
@@ -156,7 +156,8 @@ def _adapter_start_problem(adapter: str) -> str | None:
     return None
 
 
-def _conform(console: _Console, adapter: str | None) -> _Stage:
+def _conform(console: _Console, adapter: str | None, json_report: bool) -> _Stage:
+    """The conformance stage; ``json_report``: ``--json`` was given (it holds every vector)."""
     from .conform import cli as conform_cli
     from .conform import jsonreport
     from .conform.report import ConsoleReporter, failure_block
@@ -174,6 +175,8 @@ def _conform(console: _Console, adapter: str | None) -> _Stage:
         sys.stdout,
         terminal=console.progress and not console.verbose,
         quiet=not (console.progress or console.verbose),
+        requested=["--json"] if json_report else [],
+        offered=["--json"],
     )
     started = time.perf_counter()
     try:
@@ -301,10 +304,7 @@ def model_vs_implementation() -> _Stage:
 def main(argv: list[str]) -> int:
     try:
         args = _parser().parse_args(argv)
-        for flag, path in (("--json", args.json), ("--summary", args.summary)):
-            problem = writable_problem(flag, path)
-            if problem is not None:
-                raise _UsageError(problem)
+        check_writable([("--json", args.json), *outputs(args.summary)], _UsageError)
         if args.adapter is not None:
             problem = _adapter_start_problem(args.adapter)
             if problem is not None:
@@ -341,7 +341,7 @@ def main(argv: list[str]) -> int:
     try:
         with raising_on_signals(before=stop):
             done["prove"] = _prove(console, proving)
-            done["conform"] = _conform(console, args.adapter)
+            done["conform"] = _conform(console, args.adapter, args.json is not None)
             if done["conform"].signal is not None:
                 raise Interrupted(done["conform"].signal)
             return _finish(args, done["prove"], done["conform"])

@@ -8,7 +8,8 @@ them the same way:
   report's own fields change incompatibly;
 * ``tool``: ``"session-toolset CMD"`` and ``version``: the installed tool's version;
 * ``verdict``: ``"pass"`` for a clean run, otherwise a word saying why (each report's schema lists
-  its words); ``complete``: false for a report written after an interruption;
+  its words); ``complete``: false for a report written after an interruption or early stop,
+  or for a ``--merge`` missing a shard;
 * ``counts``: the report's headline numbers, each a non-negative integer.
 
 Each report has a JSON Schema in ``session_toolset_harness/schemas/`` (``CMD-report.schema.json``).

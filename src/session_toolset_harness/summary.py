@@ -4,7 +4,8 @@
 table (per vector group, per operation or per stage) and the first failure in a code block; the
 text goes to ``--summary FILE`` and, when the environment sets ``GITHUB_STEP_SUMMARY`` (GitHub
 Actions does for every step), is appended to that file too, so the job's summary page shows it
-with no extra step.
+with no extra step.  Both files are checked writable before any work (`outputs`): a
+``$GITHUB_STEP_SUMMARY`` that cannot be written is a usage error, like a ``--summary`` that cannot.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["GITHUB_STEP_SUMMARY", "code_block", "publish", "table"]
+__all__ = ["GITHUB_STEP_SUMMARY", "code_block", "outputs", "publish", "table"]
 
 GITHUB_STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 MAX_BLOCK_LINES = 60
@@ -46,6 +47,16 @@ def code_block(text: str) -> str:
     longest = max((len(run) for run in re.findall("`+", body)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}text\n{body}\n{fence}\n"
+
+
+def outputs(summary: Path | None) -> list[tuple[str, Path | None]]:
+    """The files `publish` will write, as (name, path) pairs for `envelope.check_writable`:
+    ``--summary`` and ``$GITHUB_STEP_SUMMARY`` (None for one that is not asked for)."""
+    step_summary = os.environ.get(GITHUB_STEP_SUMMARY)
+    return [
+        ("--summary", summary),
+        (f"${GITHUB_STEP_SUMMARY}", Path(step_summary) if step_summary else None),
+    ]
 
 
 def publish(markdown: str, path: Path | None) -> None:

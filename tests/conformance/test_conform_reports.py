@@ -68,8 +68,9 @@ def test_a_merge_with_a_shard_missing_fails_in_every_report(
     merged = tmp_path / "m.json"
     assert conform_main(["--merge", str(shards[0]), "--json", str(merged)]) == 1
     report = load(merged)
-    assert report["verdict"] == "fail"
-    assert any("missing" in p for p in report["adapter_problems"])
+    assert (report["verdict"], report["complete"]) == ("incomplete", False)
+    assert report["stopped"] == "shard(s) 2/3, 3/3 missing"
+    assert_valid("conform", report, complete=False)
 
 
 def test_junit_file_attributes_are_relative_to_the_checkout_or_the_corpus(
@@ -91,13 +92,29 @@ def test_junit_file_attributes_are_relative_to_the_checkout_or_the_corpus(
     assert files == {"vectors/t__good.json"}
 
 
+@pytest.mark.parametrize(
+    ("reports", "pointer"),
+    [
+        ([], "(--json FILE or --junit FILE writes every one)"),
+        (["--json"], "(every one is in the --json report)"),
+        (["--json", "--junit"], "(every one is in the --json and --junit reports)"),
+    ],
+)
 def test_conform_prints_at_most_ten_failures_in_full(
-    write_vector: WriteVector, capsys: pytest.CaptureFixture[str]
+    write_vector: WriteVector,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    reports: list[str],
+    pointer: str,
 ) -> None:
     for i in range(14):
         path = write_vector(f"t/v{i:02}", WRONG_ID)
-    assert conform_main(["--vectors", str(path.parent), "--adapter", mini(), "--quiet"]) == 1
+    argv = ["--vectors", str(path.parent), "--adapter", mini(), "--quiet"]
+    for flag in reports:
+        argv += [flag, str(tmp_path / f"r{flag}")]
+    assert conform_main(argv) == 1
     out = capsys.readouterr().out
     assert out.count("________ FAIL ") == 10
-    assert "... and 4 more failed or errored vectors" in out
+    # the rest: in the reports that are being written, or how to get them
+    assert f"... and 4 more failed or errored vectors, not shown {pointer}" in out
     assert out.splitlines()[-1].startswith("0 passed, 14 failed")

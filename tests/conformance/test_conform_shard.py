@@ -65,9 +65,17 @@ def test_shard_runs_merge_into_one_verdict(
     capsys.readouterr()
     assert main(["--merge", *map(str, reports)]) == 0
     assert "5 passed, 0 failed" in capsys.readouterr().out
-    assert main(["--merge", str(reports[0]), str(reports[2])]) == 1
+    merged, summary = tmp_path / "merged.json", tmp_path / "merged.md"
+    argv = ["--merge", str(reports[0]), str(reports[2]), "--json", str(merged)]
+    assert main([*argv, "--summary", str(summary)]) == 1
     last = capsys.readouterr().out.splitlines()[-1]  # the summary line says why it exits 1
-    assert last.endswith("(2 reports merged): FAILED (shard(s) 2/3 missing)"), last
+    assert last.endswith("(2 reports merged): INCOMPLETE (shard(s) 2/3 missing)"), last
+    # a shard missing: every report written from the merge says the run is incomplete
+    written = json.loads(merged.read_text(encoding="utf-8"))
+    assert (written["complete"], written["verdict"]) == (False, "incomplete")
+    assert written["stopped"] == "shard(s) 2/3 missing"
+    title = summary.read_text(encoding="utf-8").splitlines()[0]
+    assert title == "## session-toolset conform: **INCOMPLETE**"
 
 
 @pytest.mark.parametrize(

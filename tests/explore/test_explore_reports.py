@@ -38,6 +38,30 @@ def test_explore_reports_validate_and_merge_into_one_junit_and_json(
     suite = ET.parse(xml).getroot().find("testsuite")
     assert suite is not None and (suite.get("tests"), suite.get("failures")) == ("2", "0")
     assert "## session-toolset explore: passed" in md.read_text(encoding="utf-8")
+    # a shard missing: the merged run is incomplete in every report written from it
+    assert explore_main(["--merge", str(parts[0]), "--json", str(merged)]) == 1
+    report = load(merged)
+    assert_valid("explore", report, complete=False)
+    assert report["verdict"] == "incomplete" and report["counts"]["examples"] == 6
+    assert report["stopped"] == "seed 3, --jobs 1: shard(s) 2/2 missing"
+
+
+@pytest.mark.parametrize("twice", ["same file", "copied shard"])
+def test_explore_merge_refuses_a_shard_given_twice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], twice: str
+) -> None:
+    part, copy, merged = tmp_path / "s1.json", tmp_path / "copy.json", tmp_path / "m.json"
+    assert explore_main([*SMALL, "--shard", "1/2", "--json", str(part)]) == 0
+    copy.write_bytes(part.read_bytes())
+    second, error = {
+        "same file": (part, f"{part} given twice"),
+        "copied shard": (copy, f"shard 1/2 given twice ({part} and {copy})"),
+    }[twice]
+    capsys.readouterr()
+    assert explore_main(["--merge", str(part), str(second), "--json", str(merged)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and not merged.exists()
+    assert err == f"session-toolset explore: error: --merge: {error}\n"
 
 
 def test_explore_junit_fails_the_diverging_stream_with_the_shrunk_sequence(

@@ -594,3 +594,40 @@ def test_prove_interrupted_writes_the_checks_that_finished_and_leaves_no_process
         junit.read_text()
     )
     wait_for(lambda: not [pid for pid in seen | descendants(proc.pid) if alive(pid)], 5)
+
+
+def _never(*_args: object, **_kwargs: object) -> object:
+    raise AssertionError("the work ran")
+
+
+@pytest.mark.parametrize("command", ["conform", "conform --merge", "explore", "explore --merge"])
+def test_an_unwritable_step_summary_is_refused_before_any_work(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    command: str,
+) -> None:
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "missing" / "s.md"))
+    monkeypatch.setattr(conform_cli, "execute", _never)
+    monkeypatch.setattr("session_toolset_harness.conform.merge.read_all", _never)
+    monkeypatch.setattr(explore_cli, "run_plan", _never)
+    monkeypatch.setattr("session_toolset_harness.explore.report.read", _never)
+    name, _, merge = command.partition(" ")
+    argv = [merge, str(tmp_path / "r.json")] if merge else ["--quiet"]
+    main = conform_cli.main if name == "conform" else explore_cli.main
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    wanted = f"cannot write $GITHUB_STEP_SUMMARY {tmp_path}/missing/s.md:"
+    assert err.startswith(f"session-toolset {name}: error: {wanted}"), err
+    assert err.count("\n") == 1 and not (tmp_path / "missing").exists()
+
+
+def test_check_refuses_an_unwritable_step_summary_before_proving(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "missing" / "s.md"))
+    monkeypatch.setattr("session_toolset_proofs.report.run", _never)
+    assert check.main(["--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("session-toolset check: error: cannot write $GITHUB_STEP_SUMMARY ")
+    assert err.count("\n") == 1, err

@@ -185,6 +185,27 @@ def test_check_json_holds_both_full_reports(
     assert len(vectors) > 200 and {v["status"] for v in vectors} == {"passed"}
 
 
+@pytest.mark.parametrize(
+    ("json_report", "pointer"),
+    [(False, "(--json FILE writes every one)"), (True, "(every one is in the --json report)")],
+)
+def test_check_points_at_the_json_report_for_the_failures_it_leaves_out(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    json_report: bool,
+    pointer: str,
+) -> None:
+    """check has no --junit: the failures past the tenth are in --json only, if it was given."""
+    from session_toolset_harness.conform import cli as conform_cli
+    from session_toolset_harness.conform.results import RunResult, Status, VectorResult
+
+    bad = tuple(VectorResult(f"t/v{i:02}", "p", Status.FAILED, reason="r") for i in range(12))
+    monkeypatch.setattr(conform_cli, "execute", lambda *_: (1, RunResult(("a",), bad, 0.1)))
+    assert check._conform(check._Console(False, False), None, json_report).status == 1
+    out = capsys.readouterr().out
+    assert f"... and 2 more failed or errored vectors, not shown {pointer}" in out
+
+
 def test_check_quiet_and_verbose_exclude_each_other(capsys: pytest.CaptureFixture[str]) -> None:
     assert check.main(["--quiet", "--verbose"]) == 2
     assert "not allowed with argument" in capsys.readouterr().err

@@ -41,7 +41,7 @@ from session_toolset_harness.conform.runner import MAX_FAILURES, Runner, RunOpti
 from session_toolset_harness.conform.validate import validate_all
 from session_toolset_harness.envelope import check_writable, tool_version
 from session_toolset_harness.interrupt import exit_status, raising_on_signals
-from session_toolset_harness.summary import GITHUB_STEP_SUMMARY, publish
+from session_toolset_harness.summary import GITHUB_STEP_SUMMARY, outputs, publish
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -321,7 +321,7 @@ def _check_writable(args: argparse.Namespace) -> None:
         (
             ("--json", args.json),
             ("--junit", args.junit),
-            ("--summary", args.summary),
+            *outputs(args.summary),
             ("--emit-known-failures", args.emit_known_failures),
             ("--record", args.record),
         ),
@@ -331,7 +331,12 @@ def _check_writable(args: argparse.Namespace) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     _check_writable(args)
-    console = report.ConsoleReporter(sys.stdout, terminal=sys.stdout.isatty(), quiet=args.quiet)
+    console = report.ConsoleReporter(
+        sys.stdout,
+        terminal=sys.stdout.isatty(),
+        quiet=args.quiet,
+        requested=[f for f, path in (("--json", args.json), ("--junit", args.junit)) if path],
+    )
     with raising_on_signals():
         status, run = execute(args, console)
     # Coverage comes before the failure details so the summary line stays the last line.

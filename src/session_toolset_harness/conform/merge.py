@@ -2,7 +2,8 @@
 ``--shard K/N`` of a CI matrix) as one summary, one coverage table and one verdict.
 
 The merged run passes only when every report passed and every shard ``1..N`` of each N is
-there.  A shard missing fails the merged verdict (exit status 1: a shard job that wrote no report
+there.  A shard missing, like a report that stopped early, leaves the merged run incomplete
+(verdict ``incomplete``, ``complete: false``, exit status 1: a shard job that wrote no report
 failed).  A report given twice, a shard in two reports, a vector run by two reports (overlapping
 shards would count it twice), unreadable or foreign files are usage errors (`MergeError`, exit
 status 2): the merge was asked to count something twice, and has no verdict to give.  The
@@ -13,7 +14,7 @@ merged results are rebuilt as one `RunResult` (`merged_run`), so ``--json``, ``-
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -60,21 +61,38 @@ def read(path: Path) -> dict[str, Any]:
     return value
 
 
-def repeated(reports: Sequence[tuple[Path, dict[str, Any]]]) -> str | None:
-    """Why the reports cannot be merged without counting something twice (None when they can):
-    a file given twice, a shard in two reports, vectors in two reports."""
+def _shard(report: dict[str, Any]) -> Hashable:
+    return tuple(report.get("shard", [1, 1]))
+
+
+def given_twice(
+    reports: Sequence[tuple[Path, dict[str, Any]]],
+    shard_of: Callable[[dict[str, Any]], Hashable] = _shard,
+) -> str | None:
+    """A file given twice, or one shard in two reports (None when neither): ``shard_of`` is what
+    makes two reports the same shard (``explore`` adds its plan to ``--shard K/N``)."""
     files: dict[Path, Path] = {}
-    shards: dict[tuple[int, int], Path] = {}
-    seen: dict[str, Path] = {}
-    twice: list[tuple[str, Path, Path]] = []
+    shards: dict[Hashable, Path] = {}
     for path, report in reports:
         first_file = files.setdefault(path.resolve(), path)
         if first_file is not path:
             return f"{path} given twice"
-        k, n = report.get("shard", [1, 1])
-        first_shard = shards.setdefault((k, n), path)
+        first_shard = shards.setdefault(shard_of(report), path)
         if first_shard is not path:
+            k, n = report.get("shard", [1, 1])
             return f"shard {k}/{n} given twice ({first_shard} and {path})"
+    return None
+
+
+def repeated(reports: Sequence[tuple[Path, dict[str, Any]]]) -> str | None:
+    """Why the reports cannot be merged without counting something twice (None when they can):
+    a file given twice, a shard in two reports (`given_twice`), vectors in two reports."""
+    twice_given = given_twice(reports)
+    if twice_given is not None:
+        return twice_given
+    seen: dict[str, Path] = {}
+    twice: list[tuple[str, Path, Path]] = []
+    for path, report in reports:
         for vector in report["vectors"]:
             first = seen.setdefault(vector["id"], path)
             if first is not path:
@@ -89,19 +107,19 @@ def repeated(reports: Sequence[tuple[Path, dict[str, Any]]]) -> str | None:
     return None
 
 
-def problems_of(reports: Sequence[tuple[Path, dict[str, Any]]]) -> list[str]:
-    """Why the merged verdict fails, beyond failed vectors: adapter problems, shards missing."""
-    found: list[str] = []
+def incomplete(reports: Sequence[tuple[Path, dict[str, Any]]]) -> str | None:
+    """Why the merged run does not cover the whole run (None when it does): a report that
+    stopped early, shards missing."""
+    found = [f"{path}: {report['stopped']}" for path, report in reports if report.get("stopped")]
     shards: dict[int, set[int]] = {}
-    for path, report in reports:
+    for _, report in reports:
         k, n = report.get("shard", [1, 1])
         shards.setdefault(n, set()).add(k)
-        found += [f"{path}: {p}" for p in report.get("adapter_problems", [])]
     for n, present in sorted(shards.items()):
         missing = [f"{k}/{n}" for k in range(1, n + 1) if k not in present]
         if missing:
             found.append(f"shard(s) {', '.join(missing)} missing")
-    return found
+    return "; ".join(found) or None
 
 
 def _failure(value: object) -> StepFailure | None:
@@ -137,20 +155,21 @@ def _result(vector: dict[str, Any]) -> VectorResult:
 
 
 def merged_run(reports: Sequence[tuple[Path, dict[str, Any]]]) -> RunResult:
-    """Every report's vectors as one run; a merge problem (a shard missing, an adapter problem)
-    becomes one of the run's problems, so it fails the merged verdict in every report written
-    from it."""
+    """Every report's vectors as one run; a report's adapter problems become the run's, and a
+    report that stopped early or a shard missing leaves the run incomplete (`incomplete`), so
+    they fail the merged verdict in every report written from it."""
     adapters = {tuple(str(a) for a in report.get("adapter", [])) for _, report in reports}
     adapter = adapters.pop() if len(adapters) == 1 else ("(several adapters)",)
     return RunResult(
         adapter=adapter,
         results=tuple(_result(v) for _, report in reports for v in report["vectors"]),
         seconds=sum(float(report.get("seconds", 0.0)) for _, report in reports),
-        adapter_problems=tuple(problems_of(reports)),
-        stopped=next(
-            (f"{path}: {report['stopped']}" for path, report in reports if report.get("stopped")),
-            None,
+        adapter_problems=tuple(
+            f"{path}: {problem}"
+            for path, report in reports
+            for problem in report.get("adapter_problems", [])
         ),
+        stopped=incomplete(reports),
     )
 
 
@@ -205,11 +224,11 @@ def main(
 
 def _why(run: RunResult) -> str:
     """What fails a merged run, for its summary line (the exit status is 1)."""
+    if run.stopped is not None:  # as the merged reports' verdict: incomplete before failed
+        return f"INCOMPLETE ({run.stopped})"
     counts = run.counts()
     if counts[Status.FAILED] or counts[Status.ERRORED]:
         return "FAILED"
-    if run.stopped is not None:
-        return f"INCOMPLETE ({run.stopped})"
     if run.adapter_problems:
         more = len(run.adapter_problems) - 1
         return f"FAILED ({run.adapter_problems[0]}{f' and {more} more' if more else ''})"

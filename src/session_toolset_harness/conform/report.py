@@ -10,6 +10,7 @@ not drown the report.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Final, TextIO
 
 from session_toolset_harness.conform.jsonio import render, truncate
@@ -31,8 +32,20 @@ to the JSON and JUnit reports (one broken adapter fails every vector the same wa
 class ConsoleReporter:
     """Writes progress while vectors run and the failure report at the end."""
 
-    def __init__(self, stream: TextIO, *, terminal: bool, quiet: bool) -> None:
+    def __init__(
+        self,
+        stream: TextIO,
+        *,
+        terminal: bool,
+        quiet: bool,
+        requested: Sequence[str] = (),
+        offered: Sequence[str] = ("--json", "--junit"),
+    ) -> None:
+        """``requested``: the flags of the reports being written that hold every vector, named
+        where the console leaves some out; ``offered``: the command's flags for such reports,
+        named when none was requested."""
         self._stream = stream
+        self._elsewhere = elsewhere(requested, offered)
         self._terminal = terminal and not quiet
         self._quiet = quiet
         self._progress = Progress("conform", None, "vectors", enabled=False)
@@ -64,18 +77,26 @@ class ConsoleReporter:
         if len(bad) > MAX_DETAILED:
             self._stream.write(
                 f"\n... and {len(bad) - MAX_DETAILED} more failed or errored vectors, not shown "
-                "(every one is in the --json and --junit reports)\n"
+                f"({self._elsewhere})\n"
             )
         for problem in run.adapter_problems[:MAX_DETAILED]:
             self._stream.write(f"\nADAPTER {problem}\n")
         if len(run.adapter_problems) > MAX_DETAILED:
             more = len(run.adapter_problems) - MAX_DETAILED
-            self._stream.write(f"\n... and {more} more adapter problems (see --json)\n")
+            self._stream.write(f"\n... and {more} more adapter problems ({self._elsewhere})\n")
         if run.stopped is not None:
             self._stream.write(f"\nINCOMPLETE: {run.stopped}\n")
         if summary:
             self._stream.write("\n" + summary_line(run) + "\n")
         self._stream.flush()
+
+
+def elsewhere(requested: Sequence[str], offered: Sequence[str]) -> str:
+    """Where the results the console leaves out are: the reports requested, or how to ask."""
+    if requested:
+        plural = "s" if len(requested) > 1 else ""
+        return f"every one is in the {' and '.join(requested)} report{plural}"
+    return f"{' or '.join(f'{flag} FILE' for flag in offered)} writes every one"
 
 
 def plain_line(result: VectorResult) -> str:

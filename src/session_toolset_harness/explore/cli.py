@@ -1,9 +1,10 @@
 """``session-toolset explore``: model-based random testing of any PROTOCOL.md adapter.
 
 Exit status: 0 no divergence; 1 a divergence or an adapter failure mid-run (the shrunk sequence
-is printed and written as a vector file); 2 usage errors, an unwritable ``--out``/``--json``, or an
-adapter that does not answer its first ``hello``; 130/143 on SIGINT/SIGTERM, after the report
-of what ran so far (``--json``: marked incomplete).  Never a traceback.
+is printed and written as a vector file); 2 usage errors, an unwritable ``--out``/``--json``, an
+adapter that does not answer its first ``hello``, or ``--merge`` reports that repeat a shard;
+130/143 on SIGINT/SIGTERM, after the report of what ran so far (``--json``: marked incomplete).
+Never a traceback.
 
 ``--jobs N`` and ``--shard K/N`` split the run into seed streams (`parallel`); ``--json``,
 ``--junit`` and ``--summary`` write reports, and ``--merge`` turns several ``--json`` reports into
@@ -33,11 +34,12 @@ from ..argtypes import integer
 from ..conform import shard
 from ..conform.cli import positive_seconds
 from ..conform.client import AdapterStartError, start_checked
+from ..conform.merge import given_twice
 from ..declared_difference import DECLARED_DIFFERENCE
 from ..envelope import check_writable
 from ..interrupt import raising_on_signals
 from ..progress import Progress, on_terminal
-from ..summary import GITHUB_STEP_SUMMARY, publish
+from ..summary import GITHUB_STEP_SUMMARY, outputs, publish
 from . import coverage, report
 from .parallel import Plan, PlanResult, run_plan
 from .run import PROFILES
@@ -259,7 +261,7 @@ def coverage_line(hits: Any, conditions: Any) -> str:
 
 
 def _outputs(args: argparse.Namespace) -> list[tuple[str, Path | None]]:
-    files = [("--json", args.json), ("--junit", args.junit), ("--summary", args.summary)]
+    files = [("--json", args.json), ("--junit", args.junit), *outputs(args.summary)]
     return files if args.merge else [*files, ("--out", args.out)]
 
 
@@ -375,6 +377,9 @@ def _merge(args: argparse.Namespace) -> int:
         reports = [(path, report.read(path)) for path in args.merge]
     except report.ReportError as err:
         raise UsageError(f"--merge: {err}") from None
+    twice = given_twice(reports, report.shard_of)
+    if twice is not None:
+        raise UsageError(f"--merge: {twice}")
     merged = report.merge(reports)
     print(f"explore --merge: {len(reports)} reports, {merged.steps} steps")
     _tables(args, merged.coverage, merged.conditions)

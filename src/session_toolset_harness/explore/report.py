@@ -9,8 +9,9 @@ resolved), the verdict and, on a divergence, its reason, whether it reproduced o
 (``flaky``: what replaying gave, else null) and the vector file written.  Merging
 sums the coverage tables, unions the condition tables (so an outcome decided by two
 evaluations that two shards saw counts, exactly as `--jobs` merges its workers), checks that the
-shards of one plan are all there exactly once, and gives one verdict: any divergence or error
-fails.  Coverage is reported, not judged: the corpus's fixed vectors are what must cover.
+shards of one plan are all there (a merge missing one is incomplete) and gives one verdict: any
+divergence or error fails.  A shard given twice is refused before merging (`shard_of`).
+Coverage is reported, not judged: the corpus's fixed vectors are what must cover.
 """
 
 from __future__ import annotations
@@ -216,9 +217,11 @@ class Merged:
     coverage: Counter[tuple[str, str]]
     steps: int
     problems: list[str]
-    """Why the merged verdict fails: divergences, errors, missing or repeated shards."""
+    """Why the merged verdict fails: divergences, errors, missing shards."""
     conditions: ConditionTable
     reports: list[tuple[Path, dict[str, Any]]] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    """The plans with shards missing (each also one of the `problems`)."""
 
     @property
     def ok(self) -> bool:
@@ -226,8 +229,8 @@ class Merged:
 
     @property
     def complete(self) -> bool:
-        """Every merged report covers its whole shard (none was interrupted)."""
-        return all(r.get("complete", True) for _, r in self.reports)
+        """Every shard of every plan is there and covers its whole part (none was interrupted)."""
+        return not self.missing and all(r.get("complete", True) for _, r in self.reports)
 
     def divergences(self) -> list[tuple[Path, dict[str, Any]]]:
         return [(p, r["divergence"]) for p, r in self.reports if r["verdict"] == "divergence"]
@@ -259,7 +262,10 @@ class Merged:
         )
         return {
             **envelope("explore", FORMAT_VERSION, self.verdict, counts, complete=self.complete),
-            "stopped": next((r["stopped"] for _, r in self.reports if r.get("stopped")), None),
+            "stopped": "; ".join(
+                [*(r["stopped"] for _, r in self.reports if r.get("stopped")), *self.missing]
+            )
+            or None,
             **{key: first[key] for key in _PLAN_KEYS},
             "shard": [1, 1],
             "merged_from": [str(p) for p, _ in self.reports],
@@ -289,12 +295,32 @@ _PLAN_KEYS = (
 """Plan fields a merged report takes from its first input (the shards of one plan agree)."""
 
 
+def plan_of(report: dict[str, Any]) -> tuple[Any, ...]:
+    """What makes reports the shards of one plan: adapter, seed, jobs, budget, shard count."""
+    return (
+        report["adapter"],
+        report["seed"],
+        report["jobs"],
+        report["examples"],
+        report["steps_per_example"],
+        report["shard"][1],
+    )
+
+
+def shard_of(report: dict[str, Any]) -> tuple[Any, ...]:
+    """One shard of one plan: two reports with the same are the same run counted twice."""
+    return (*plan_of(report), report["shard"][0])
+
+
 def merge(reports: list[tuple[Path, dict[str, Any]]]) -> Merged:
+    """The reports as one run; the caller has refused a shard given twice
+    (``conform.merge.given_twice`` with `shard_of`)."""
     hits: Counter[tuple[str, str]] = Counter()
     conditions = ConditionTable()
     problems: list[str] = []
+    missing: list[str] = []
     steps = 0
-    plans: dict[tuple[Any, ...], list[int]] = {}
+    plans: dict[tuple[Any, ...], set[int]] = {}
     for path, report in reports:
         for op, code, count in report["coverage"]:
             hits[(op, code)] += count
@@ -311,27 +337,13 @@ def merge(reports: list[tuple[Path, dict[str, Any]]]) -> Merged:
             problems.append(f"{path}: error: {report.get('error')}")
         elif report["verdict"] == "incomplete":
             problems.append(f"{path}: incomplete ({report.get('stopped')})")
-        key = (
-            report["adapter"],
-            report["seed"],
-            report["jobs"],
-            report["examples"],
-            report["steps_per_example"],
-            report["shard"][1],
-        )
-        plans.setdefault(key, []).append(int(report["shard"][0]))
+        plans.setdefault(plan_of(report), set()).add(int(report["shard"][0]))
     for (_adapter, seed, jobs, _e, _s, n), shards in sorted(plans.items(), key=str):
-        counts = Counter(shards)
-        missing = [k for k in range(1, n + 1) if k not in counts]
-        repeated = sorted(k for k, c in counts.items() if c > 1)
-        label = f"seed {seed}, --jobs {jobs}, {n} shards"
-        if missing:
-            problems.append(f"{label}: shard(s) {', '.join(f'{k}/{n}' for k in missing)} missing")
-        if repeated:
-            problems.append(
-                f"{label}: shard(s) {', '.join(f'{k}/{n}' for k in repeated)} given more than once"
-            )
-    return Merged(hits, steps, problems, conditions, list(reports))
+        absent = [f"{k}/{n}" for k in range(1, n + 1) if k not in shards]
+        if absent:
+            missing.append(f"seed {seed}, --jobs {jobs}: shard(s) {', '.join(absent)} missing")
+    problems += missing
+    return Merged(hits, steps, problems, conditions, list(reports), missing)
 
 
 def _divergence_text(divergence: dict[str, Any]) -> str:
