@@ -30,7 +30,6 @@ ROOT = Path(__file__).resolve().parents[1]
 VECTORS = ROOT / "src" / "session_toolset_harness" / "vectors"
 MUTATION = ROOT / "tools" / "mutation"
 MODEL_SAMPLES = (  # each committed sample result and the command that writes it
-    (MUTATION / "model_sample_seed0.json", "--sample 80 --sample-seed 0"),
     (
         MUTATION / "model_sample_seed1.json",
         "--sample 80 --sample-seed 1 --sample-non-equivalent --prove-only",
@@ -58,8 +57,8 @@ COMMANDS = [
     ),
     Command(
         "Proofs, every profile, and the hazards",
-        "session-toolset prove --all-profiles --hazards --quiet",
-        [*CLI, "prove", "--all-profiles", "--hazards", "--quiet"],
+        "session-toolset prove --all-profiles --hazards --quiet --no-cache",
+        [*CLI, "prove", "--all-profiles", "--hazards", "--quiet", "--no-cache"],
     ),
     Command(
         "Exploration at the ci budget, in-process, seed 0",
