@@ -290,11 +290,13 @@ def _report(outcome: PlanResult, args: argparse.Namespace, plan: Plan, name: str
     status = EXIT_OK
     jobs = f"; {plan.jobs} jobs" if plan.jobs > 1 else ""
     part = f"; shard {plan.shard[0]}/{plan.shard[1]}" if plan.shard[1] > 1 else ""
-    cpu_rate = result.steps / result.cpu_seconds if result.cpu_seconds else 0.0
+    # the CPU time is this process's; with --jobs the work runs in workers, whose CPU time is
+    # not collected, so no CPU rate is printed rather than a wrong one
+    cpu = f", {result.steps / result.cpu_seconds:,.0f} steps/s CPU" if result.cpu_seconds else ""
     print(
         f"explore: {name}{jobs}{part}; last seed {result.seed}; {result.steps} steps in "
-        f"{outcome.wall_seconds:.2f} s ({outcome.steps_per_second:,.0f} steps/s wall, "
-        f"{cpu_rate:,.0f} steps/s CPU); {result.examples} examples"
+        f"{outcome.wall_seconds:.2f} s ({outcome.steps_per_second:,.0f} steps/s wall"
+        f"{cpu}); {result.examples} examples"
         + (
             f"; {result.steered} number literals steered off the declared difference"
             if plan.steer_declared
