@@ -4,6 +4,7 @@ stream with the shrunk sequence, and ``--timeout`` bounds a hanging adapter."""
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 import time
@@ -81,9 +82,13 @@ def test_explore_junit_fails_the_diverging_stream_with_the_shrunk_sequence(
     assert f"conform --vectors {out}" in str(failure.text)
 
 
-def test_explore_timeout_bounds_a_hanging_adapter(capsys: pytest.CaptureFixture[str]) -> None:
+def test_explore_timeout_bounds_a_hanging_adapter(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     adapter = shlex.join([sys.executable, str(FAULTY), "--fault", "hang", "--on", "digest"])
+    out = tmp_path / "found.json"  # not the default, which would land in the working directory
     started = time.monotonic()
-    status = explore_main(["--adapter", adapter, "--timeout", "0.5", *SMALL])
+    status = explore_main(["--adapter", adapter, "--timeout", "0.5", "--out", str(out), *SMALL])
     assert status == 1 and time.monotonic() - started < 8  # the default timeout alone is 10 s
     assert "Traceback" not in capsys.readouterr().err
+    assert "no reply within 0.5 s" in json.loads(out.read_text())["description"]
