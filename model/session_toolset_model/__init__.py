@@ -10,7 +10,7 @@ Layout, one concept per module:
 - `z3_interp`  - the interpretation over Z3 terms on uninterpreted sorts (the proofs' engine).
 - `outcomes`   - every outcome code, exactly PROTOCOL.md's dotted names.
 - `state`      - the abstract world: catalog records, generation, factory counters, tool sets.
-- `profiles`   - gate drift-rule profiles and mutant switches (variants of one definition).
+- `profiles`   - gate drift-rule profiles and helper overrides (variants of one definition).
 - `catalog`, `sets`, `gate`, `host` - the transitions of SPEC.md sections 2-5.
 - `ops`        - the operation table (name, arguments, possible outcomes) used by proofs and tests.
 - `oracle`     - the typed concrete API (strings in, ``(code, payload)`` out, ``observe()``).

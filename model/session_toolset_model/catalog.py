@@ -8,48 +8,24 @@ sets' own pinned generation, never absorbed.
 from __future__ import annotations
 
 from .algebra import MAX_GENERATION, Algebra, Term, first_failure, when
-from .profiles import Variant
+from .profiles import Variant, seam
 from .state import Result, State, is_ok
 
 
 def checked_next(alg: Algebra, v: Variant, g: Term) -> tuple[Term, Term]:
     """(exhausted, next): CatalogGeneration.checked_next, failing at exactly 2^64-1."""
-    top = alg.eq(g, alg.int_(MAX_GENERATION))
-    nxt = alg.add(g, alg.int_(1))
-    if v.has("unchecked_generation"):
-        return alg.bool_(False), nxt
-    if v.has("generation_wraps"):
-        return alg.bool_(False), alg.ite(top, alg.int_(0), nxt)
-    if v.has("checked_next_early"):
-        return alg.le(alg.int_(MAX_GENERATION - 1), g), nxt
-    return top, nxt
+    return alg.eq(g, alg.int_(MAX_GENERATION)), alg.add(g, alg.int_(1))
 
 
 def record(alg: Algebra, digest: Term, prov: Term, trust: Term) -> Term:
     return alg.some("rec", digest=digest, prov=prov, trust=trust)
 
 
-def _advanced(alg: Algebra, v: Variant, st: State, ok: Term, catalog: Term, nxt: Term) -> State:
-    """The post-state of a catalog mutation (and the `catalog_absorbs_staleness` mutant)."""
-    sets = st.sets
-    if v.has("catalog_absorbs_staleness"):
-        sets = alg.update_map(
-            st.sets,
-            alg.keys(st.sets),
-            lambda _n, s: alg.ite(
-                alg.and_(ok, alg.is_some(s)),
-                alg.some(
-                    "set",
-                    session=alg.get(s, "session"),
-                    catgen=nxt,
-                    schemagen=alg.get(s, "schemagen"),
-                    core=alg.get(s, "core"),
-                    acts=alg.get(s, "acts"),
-                ),
-                s,
-            ),
-        )
-    return State(alg.ite(ok, catalog, st.catalog), alg.ite(ok, nxt, st.gen), st.calls, sets)
+def after_mutation(
+    alg: Algebra, v: Variant, st: State, ok: Term, records: Term, nxt: Term
+) -> State:
+    """The post-state of a catalog mutation: catalog and generation when ``ok``; never a set."""
+    return State(alg.ite(ok, records, st.catalog), alg.ite(ok, nxt, st.gen), st.calls, st.sets)
 
 
 def insert(
@@ -67,11 +43,7 @@ def insert(
     )
     ok = is_ok(alg, code)
     stored = alg.store(st.catalog, tool, record(alg, digest, prov, trust))
-    if v.has("insert_forgets_record"):
-        stored = st.catalog
-    post = _advanced(alg, v, st, ok, stored, nxt)
-    if v.has("insert_dup_overwrites"):
-        post = State(alg.ite(present, stored, post.catalog), post.gen, post.calls, post.sets)
+    post = after_mutation(alg, v, st, ok, stored, nxt)
     return Result(code, post, {"tool": tool, "generation": post.gen})
 
 
@@ -98,17 +70,8 @@ def upsert(
     )
     ok = is_ok(alg, code)
     dropped = alg.ite(other, alg.store(st.catalog, replaced, alg.none("rec")), st.catalog)
-    if v.has("upsert_keeps_replaced"):
-        dropped = st.catalog
     stored = alg.store(dropped, tool, record(alg, digest, prov, trust))
-    post = _advanced(alg, v, st, ok, stored, nxt)
-    if v.has("upsert_identical_no_advance"):
-        identical = alg.and_(
-            alg.not_(other), alg.eq(alg.select(st.catalog, tool), record(alg, digest, prov, trust))
-        )
-        post = State(post.catalog, alg.ite(identical, st.gen, post.gen), post.calls, post.sets)
-    if v.has("upsert_drops_before_check"):
-        post = State(alg.ite(dup, dropped, post.catalog), post.gen, post.calls, post.sets)
+    post = after_mutation(alg, v, st, ok, stored, nxt)
     return Result(code, post, {"tool": tool, "generation": post.gen})
 
 
@@ -118,33 +81,29 @@ def remove(alg: Algebra, v: Variant, st: State, tool: Term) -> Result:
     present = alg.is_some(alg.select(st.catalog, tool))
     code = first_failure(alg, [(alg.and_(present, exhausted), "CatalogError.GenerationExhausted")])
     mutate = alg.and_(is_ok(alg, code), present)
-    if v.has("remove_absent_advances"):
-        mutate = alg.and_(is_ok(alg, code), alg.not_(exhausted))
     removed = alg.store(st.catalog, tool, alg.none("rec"))
-    if v.has("remove_keeps_record"):
-        removed = st.catalog
-    post = _advanced(alg, v, st, mutate, removed, nxt)
-    if v.has("remove_before_generation_check"):
-        post = State(alg.ite(present, removed, post.catalog), post.gen, post.calls, post.sets)
+    post = after_mutation(alg, v, st, mutate, removed, nxt)
     return Result(code, post, {"tool": tool, "removed": present, "generation": post.gen})
+
+
+def rebase_floor(alg: Algebra, v: Variant, gen: Term, prior: Term) -> Term:
+    """max(current, prior): the generation `rebase_past` advances from."""
+    return alg.ite(alg.le(prior, gen), gen, prior)
 
 
 def rebase_past(alg: Algebra, v: Variant, st: State, prior: Term) -> Result:
     """`rebase_past(prior)`: generation := max(current, prior)+1, or CatalogGenerationOverflow."""
-    base = prior if v.has("rebase_uses_prior") else alg.ite(alg.le(prior, st.gen), st.gen, prior)
-    overflow, nxt = checked_next(alg, v, base)
+    overflow, nxt = checked_next(alg, v, rebase_floor(alg, v, st.gen, prior))
     code = first_failure(alg, [(overflow, "CatalogGenerationOverflow")])
-    ok = is_ok(alg, code)
-    kept = alg.empty_map("rec") if v.has("rebase_clears_catalog") else st.catalog
-    post = _advanced(alg, v, st, ok, kept, nxt)
-    if v.has("rebase_to_prior"):
-        to_prior = alg.and_(ok, alg.lt(st.gen, prior))
-        post = State(post.catalog, alg.ite(to_prior, prior, post.gen), post.calls, post.sets)
-    if v.has("rebase_overflow_sticks"):
-        post = State(
-            post.catalog,
-            alg.ite(overflow, alg.int_(MAX_GENERATION), post.gen),
-            post.calls,
-            post.sets,
-        )
+    post = after_mutation(alg, v, st, is_ok(alg, code), st.catalog, nxt)
     return Result(code, post, {"generation": post.gen})
+
+
+# The helpers a variant may replace (`profiles.seam`).
+checked_next = seam(checked_next)
+after_mutation = seam(after_mutation)
+insert = seam(insert)
+upsert = seam(upsert)
+remove = seam(remove)
+rebase_floor = seam(rebase_floor)
+rebase_past = seam(rebase_past)

@@ -7,29 +7,29 @@ authority value is a transition argument supplied by the host, never derived fro
 
 from __future__ import annotations
 
-from .algebra import Algebra, Term, first_failure, when
+from .algebra import Algebra, Term, first_failure
 from .outcomes import BULK, ISSUANCE, wrap
-from .profiles import Variant
-from .sets import activate_many, default_core, fresh_set, progressive_core, put_fresh, stale
+from .profiles import Variant, seam
+from .sets import activate_many, default_core, fresh_set, put_fresh, stale
 from .state import Result, State, choose, is_ok
+
+
+def issuance_trust_checks(alg: Algebra, v: Variant, trust: Term) -> list[tuple[Term, str]]:
+    """Issuance refuses a record whose source is not trusted."""
+    return [
+        (alg.eq(trust, alg.trust("untrusted")), "UntrustedSource"),
+        (alg.eq(trust, alg.trust("mismatch")), "SourceProvenanceMismatch"),
+    ]
 
 
 def issuance_check(alg: Algebra, v: Variant, st: State, tool: Term) -> Term:
     """`issue_exact_grant` checks: UnknownTool, then source trust."""
     rec = alg.select(st.catalog, tool)
-    trust = alg.get(rec, "trust")
-    untrusted = "SourceProvenanceMismatch" if v.has("issuance_untrusted_as_mismatch") else None
-    return first_failure(
-        alg,
-        [
-            (alg.not_(alg.is_some(rec)), "GrantIssuanceError.UnknownTool"),
-            (
-                alg.eq(trust, alg.trust("untrusted")),
-                f"GrantIssuanceError.{untrusted or 'UntrustedSource'}",
-            ),
-            (alg.eq(trust, alg.trust("mismatch")), "GrantIssuanceError.SourceProvenanceMismatch"),
-        ],
-    )
+    checks = [
+        (alg.not_(alg.is_some(rec)), "UnknownTool"),
+        *issuance_trust_checks(alg, v, alg.get(rec, "trust")),
+    ]
+    return first_failure(alg, [(c, f"GrantIssuanceError.{n}") for c, n in checks])
 
 
 def grant_for(alg: Algebra, st: State, session: Term, tool: Term) -> Term:
@@ -41,21 +41,13 @@ def grant_for(alg: Algebra, st: State, session: Term, tool: Term) -> Term:
 def issue_exact_grant(alg: Algebra, v: Variant, st: State, session: Term, tool: Term) -> Result:
     """`issue_exact_grant(catalog, session, id)`: pure (no factory call, no set mutation)."""
     code = issuance_check(alg, v, st, tool)
-    post = st
-    if v.has("issue_grant_calls_factory"):
-        present = alg.is_some(alg.select(st.catalog, tool))
-        bumped = alg.store(st.calls, tool, alg.add(alg.select(st.calls, tool), alg.int_(1)))
-        post = State(st.catalog, st.gen, alg.ite(present, bumped, st.calls), st.sets)
     grant = grant_for(alg, st, session, tool)
-    if v.has("issue_grant_next_generation"):
-        grant = alg.some(
-            "grant",
-            session=session,
-            tool=tool,
-            gen=alg.add(st.gen, alg.int_(1)),
-            digest=alg.get(alg.select(st.catalog, tool), "digest"),
-        )
-    return Result(code, post, {"tool": tool, "grant": grant, "generation": st.gen})
+    return Result(code, st, {"tool": tool, "grant": grant, "generation": st.gen})
+
+
+def user_issuance_error(alg: Algebra, v: Variant, code: Term) -> Term:
+    """An issuance error of `activate_exact_for_user`, as `HostActivationError.Issuance.*`."""
+    return wrap(alg, code, "HostActivationError.Issuance", ISSUANCE)
 
 
 def activate_exact_for_user(alg: Algebra, v: Variant, st: State, name: Term, tool: Term) -> Result:
@@ -64,10 +56,7 @@ def activate_exact_for_user(alg: Algebra, v: Variant, st: State, name: Term, too
     issued = issue_exact_grant(alg, v, st, session, tool)
     bulk = activate_many(alg, v, st, name, alg.seq_const((issued.extras["grant"],)))
     iss_ok = is_ok(alg, issued.code)
-    iss_code = wrap(alg, issued.code, "HostActivationError.Issuance", ISSUANCE)
-    if v.has("user_issuance_as_bulk"):  # the trust errors, which Bulk also has
-        as_bulk = wrap(alg, issued.code, "HostActivationError.Bulk", ISSUANCE[1:])
-        iss_code = wrap(alg, as_bulk, "HostActivationError.Issuance", ISSUANCE[:1])
+    iss_code = user_issuance_error(alg, v, issued.code)
     code = alg.ite(
         iss_ok,
         wrap(alg, bulk.code, "HostActivationError.Bulk", BULK),
@@ -77,6 +66,18 @@ def activate_exact_for_user(alg: Algebra, v: Variant, st: State, name: Term, too
     payload = dict(bulk.extras)
     payload["tool"] = tool
     return Result(code, post, payload)
+
+
+def confirmation_refused(alg: Algebra, v: Variant, confirmed: Term) -> Term:
+    """Model-initiated activation is refused unless the host's authority value confirms it."""
+    return alg.not_(confirmed)
+
+
+def issuance_failed_state(
+    alg: Algebra, v: Variant, st: State, name: Term, grants: Term, k: Term
+) -> State:
+    """The world after grant ``k`` of a model-initiated request failed issuance: unchanged."""
+    return st
 
 
 def activate_model_initiated(
@@ -92,7 +93,7 @@ def activate_model_initiated(
     iss_failed = alg.lt(k, n)
     grants = alg.seq_map(tools, lambda t: grant_for(alg, st, session, t))
     bulk = activate_many(alg, v, st, name, grants)
-    refused = alg.bool_(False) if v.has("unauthorized_model_activates") else alg.not_(confirmed)
+    refused = confirmation_refused(alg, v, confirmed)
     iss_code = wrap(
         alg,
         issuance_check(alg, v, st, alg.seq_at(tools, k)),
@@ -104,13 +105,21 @@ def activate_model_initiated(
         alg.code("HostActivationError.ConfirmationRequired"),
         alg.ite(iss_failed, iss_code, wrap(alg, bulk.code, "HostActivationError.Bulk", BULK)),
     )
-    on_failed_issuance = st
-    if v.has("model_issuance_partial"):
-        on_failed_issuance = activate_many(alg, v, st, name, alg.seq_prefix(grants, k)).state
+    on_failed_issuance = issuance_failed_state(alg, v, st, name, grants, k)
     post = choose(alg, refused, st, choose(alg, iss_failed, on_failed_issuance, bulk.state))
     payload = dict(bulk.extras)
     payload["tool"] = alg.ite(iss_failed, alg.seq_at(tools, k), bulk.extras["tool"])
     return Result(code, post, payload)
+
+
+def route_fallback_core(alg: Algebra, v: Variant, st: State) -> Term:
+    """The core of the set routing builds when no set is retained: the default core."""
+    return default_core(alg, v, st)
+
+
+def routed_copy(alg: Algebra, v: Variant, st: State, retained: Term, into: Term) -> Term:
+    """The set routing stores under ``into`` when one is retained: that set, as is."""
+    return alg.select(st.sets, retained)
 
 
 def route_session_set(
@@ -123,22 +132,8 @@ def route_session_set(
     fallback_session: Term,
 ) -> Result:
     """`route_session_set`: a copy of the retained set as is, else a fresh default-core set."""
-    if v.has("route_fallback_progressive"):
-        core = progressive_core(alg, st)
-    else:
-        core = default_core(alg, v, st)
-    fallback = fresh_set(alg, v, st, into, fallback_session, core)
-    if v.has("route_fresh_when_retained"):
-        has_retained = alg.bool_(False)
-    kept = alg.select(st.sets, retained)
-    if v.has("route_keeps_target_set"):
-        target = alg.select(st.sets, into)
-
-        def same_session() -> Term:
-            return alg.eq(alg.get(target, "session"), alg.get(kept, "session"))
-
-        reuse = when(alg, alg.is_some(target), same_session, alg.bool_(False))
-        kept = alg.ite(reuse, target, kept)
+    fallback = fresh_set(alg, v, st, into, fallback_session, route_fallback_core(alg, v, st))
+    kept = routed_copy(alg, v, st, retained, into)
     routed = alg.ite(has_retained, kept, fallback)
     post = choose(
         alg,
@@ -147,3 +142,14 @@ def route_session_set(
         put_fresh(alg, v, st, into, fallback, alg.bool_(True)),
     )
     return Result(alg.code("ok"), post, {"stale": stale(alg, v, st, routed)})
+
+
+# The helpers a variant may replace (`profiles.seam`).
+issuance_trust_checks = seam(issuance_trust_checks)
+issue_exact_grant = seam(issue_exact_grant)
+user_issuance_error = seam(user_issuance_error)
+confirmation_refused = seam(confirmation_refused)
+issuance_failed_state = seam(issuance_failed_state)
+route_fallback_core = seam(route_fallback_core)
+routed_copy = seam(routed_copy)
+route_session_set = seam(route_session_set)

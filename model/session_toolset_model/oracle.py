@@ -3,7 +3,7 @@
 API (every operation returns ``(code, payload)``; ``code`` is ``"ok"`` or PROTOCOL.md's dotted
 error name; an unknown set name gives ``("Protocol", {})`` and changes nothing)::
 
-    o = Oracle()                          # or Oracle(Variant(profile=..., mutant=...))
+    o = Oracle()                          # or Oracle(Variant(profile=...))
     o.catalog_insert(tool, digest, source, provenance)   -> {"id", "generation"}
     o.catalog_upsert(replaced | None, tool, digest, source, provenance) -> {"id", "generation"}
     o.catalog_remove(tool)                -> {"removed", "generation"}

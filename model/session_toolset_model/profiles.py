@@ -1,14 +1,19 @@
-"""Variants of the one definition: gate drift-rule profiles and mutants.
+"""Variants of the one definition: gate drift-rule profiles and helper overrides.
 
-A `Variant` is a Python-level parameter of every transition.  Profiles are alternative rules a
-spec author may want to compare; mutants are deliberate single-rule breakages used to show that
-every proof obligation can fail (non-vacuity).  Each mutant is a small branch inside the
-definition, never a second copy of it.
+A `Variant` is a Python-level parameter of every transition.  Its profile selects one of the
+alternative gate rules a spec author may want to compare.  Its overrides replace named helpers of
+the definition: a transition helper made a `seam` is looked up in the variant's overrides on
+every call, so a variant can swap one rule for another without a second copy of the definition
+and without the definition knowing which replacements exist (the proofs keep their deliberate
+single-rule breakages, and their names, to themselves).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar, cast
 
 DEFAULT_PROFILE = "per-tool-pinned"
 
@@ -18,104 +23,62 @@ PROFILES: dict[str, str] = {
     "generation-strict": "any catalog generation drift denies every call until the set is rebuilt",
 }
 
-MUTANTS: dict[str, str] = {
-    "insert_dup_overwrites": "catalog insert overwrites the record, then reports DuplicateToolId",
-    "upsert_drops_before_check": "upsert drops `replaced` even when it then fails DuplicateToolId",
-    "remove_before_generation_check": "remove drops the record even when the generation is spent",
-    "rebase_overflow_sticks": "rebase_past sets the generation to MAX when it overflows",
-    "rebase_uses_prior": "rebase_past uses prior+1, ignoring the current generation",
-    "unchecked_generation": "checked_next never fails: the generation passes 2^64-1",
-    "generation_wraps": "checked_next wraps to 0 at 2^64-1",
-    "catalog_absorbs_staleness": "catalog mutations refresh every set's catalog_generation",
-    "set_new_partial": "new() stores the set before reporting UnknownCoreTool",
-    "fresh_set_inherits": "a fresh set keeps the activations of the set it replaces",
-    "one_set_per_session": "storing a fresh set drops every other set of the same session",
-    "activate_resets_schemagen": "activation sets schema_generation to 1 instead of advancing it",
-    "rebuild_resets_schemagen": "a carry-forward rebuild restarts schema_generation at 0",
-    "stale_off_by_one": "is_stale ignores a drift of exactly one generation",
-    "is_stale_absorbs": "is_stale refreshes the set's catalog_generation",
-    "no_session_check": "activate skips the SessionMismatch check",
-    "activate_skips_generation": "activate skips StaleGeneration and StaleSnapshot",
-    "core_activation_overlap": "activate skips the AlreadyCore check",
-    "activate_bumps_before_validate": "activate advances schema_generation before validating",
-    "activation_by_session": "activation writes to every set of the same session",
-    "batch_partial": "a rejected batch keeps the grants before the failing one",
-    "batch_bumps_before_validate": "activate_many advances schema_generation even when rejected",
-    "schema_gen_per_grant": "activate_many advances schema_generation once per grant",
-    "revoke_bumps_on_reject": "revoke advances schema_generation even when rejected",
-    "revoke_decrements": "revoke decrements schema_generation",
-    "rebuild_ignores_provenance": "rebuild carries activations whose provenance drifted",
-    "rebuild_wrong_reason": "rebuild reports a removed record as drifted",
-    "rebuild_touches_source": "rebuild into another name also bumps the old set",
-    "gate_ignores_digest": "the gate skips the schema digest comparison",
-    "gate_ignores_trust": "the gate skips the source trust check (step 4)",
-    "gate_checks_grant_generation": "the gate's grant cover also compares the generation",
-    "gate_factory_on_denial": "the gate calls the factory before its checks",
-    "gate_absorbs_staleness": "a successful call refreshes the set's catalog_generation",
-    "issue_grant_calls_factory": "grant issuance calls the record's factory",
-    "unauthorized_model_activates": "model-initiated activation ignores the authority value",
-    "model_issuance_partial": "model-initiated activation applies grants issued before a failure",
-    "reset_rewinds_generation": "reset rewinds the catalog generation below 0 (an unchecked 0 - 1)",
-    # single-rule bugs each refuted by a named obligation (tests/proofs/test_named_bugs.py)
-    "upsert_identical_no_advance": "an upsert storing an identical record returns ok, no advance",
-    "rebase_to_prior": "rebase_past(prior) with prior above the current value sets it to prior",
-    "revoke_keeps_schemagen": "revoke_exact does not advance schema_generation",
-    "activate_keeps_schemagen": "activate does not advance schema_generation",
-    "already_activated_session_wide": "AlreadyActivated also looks at other sets of the session",
-    "checked_next_early": "checked_next fails at 2^64-2, one value early",
-    "z3_first_index_strict": "Z3 side definition of first_index says k < n instead of k <= n",
-    "z3_first_occ_any": "Z3 side definition of seq_first_index picks any occurrence, not the first",
-    # further realistic single-rule bugs of the same kind
-    "remove_absent_advances": "remove of an absent tool advances the generation",
-    "batch_replaces_activations": "a successful batch replaces the set's activations by the batch",
-    "revoke_core_session_wide": "revoke_exact reports CoreTool when any set of the session has "
-    "the tool in its core",
-    "revoke_checks_activation_first": "revoke_exact checks NotActivated before CoreTool",
-    "route_fresh_when_retained": "route builds a fresh default set even when a set is retained",
-    "default_core_includes_unverified": "default_core_for_catalog also pins Unverified records",
-    # refuted only by the batch outcome obligations (`postcondition.activate_many` and `_model`)
-    "bulk_already_activated_session_wide": "in batches of at least two, AlreadyActivated also "
-    "looks at other sets of the session",
-    # bugs only a functional specification refutes (each by its `functional.*` obligation)
-    "insert_forgets_record": "insert advances the generation but stores nothing",
-    "upsert_keeps_replaced": "upsert stores the record but does not drop `replaced`",
-    "remove_keeps_record": "remove advances the generation but keeps the record",
-    "rebase_clears_catalog": "rebase_past empties the catalog",
-    "set_new_core_skips_last": "new() pins every core id but the last",
-    "progressive_core_is_default": "progressive_core_for_catalog builds the default core",
-    "route_fallback_progressive": "route's fallback builds a progressive core",
-    "rebuild_core_always_default": "rebuild derives the default core even when asked for the "
-    "progressive one",
-    "rebuild_schemagen_always_advances": "a carry-forward rebuild advances schema_generation even "
-    "when nothing was dropped",
-    "gate_basis_always_core": "the gate reports basis Core for an authorized activated tool",
-    "gate_untrusted_as_mismatch": "the gate denies an untrusted record as SourceProvenanceMismatch",
-    "issuance_untrusted_as_mismatch": "issuance refuses an untrusted record as "
-    "SourceProvenanceMismatch",
-    "issue_grant_next_generation": "issue_exact_grant grants at the next generation",
-    "rebuild_schemagen_from_target": "a carry-forward rebuild into a name holding a set counts "
-    "schema_generation on from that set's",
-    "route_keeps_target_set": "routing a retained set into a name holding a set of the same "
-    "session keeps that set",
-    "user_issuance_as_bulk": "activate_exact_for_user reports issuance trust errors as Bulk errors",
-}
+F = TypeVar("F", bound=Callable[..., Any])
+
+SEAMS: dict[str, Callable[..., Any]] = {}
+"""Every helper a variant may override, by name: the definition's own rule (undispatched)."""
 
 
 @dataclass(frozen=True)
 class Variant:
-    """Which profile the gate follows and which mutant (if any) is switched on."""
+    """Which profile the gate follows, and which helpers (if any) are replaced.
+
+    ``overrides`` maps a `seam` helper's name to its replacement (same signature); ``label``
+    names the replacement set in reports and vectors, and is required exactly when there are
+    overrides, so that no overridden variant passes for the definition itself.
+    """
 
     profile: str = DEFAULT_PROFILE
-    mutant: str | None = None
+    label: str | None = None
+    overrides: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
             raise ValueError(f"unknown profile {self.profile}")
-        if self.mutant is not None and self.mutant not in MUTANTS:
-            raise ValueError(f"unknown mutant {self.mutant}")
+        if (self.label is None) != (not self.overrides):
+            raise ValueError("a variant's overrides and its label go together")
+        unknown = sorted(set(self.overrides) - set(SEAMS))
+        if unknown:
+            raise ValueError(f"not a helper a variant may replace: {', '.join(unknown)}")
+        object.__setattr__(self, "overrides", dict(self.overrides))
 
-    def has(self, mutant: str) -> bool:
-        return self.mutant == mutant
+    def __hash__(self) -> int:
+        return hash((self.profile, self.label, frozenset(self.overrides.items())))
 
 
 DEFAULT = Variant()
+
+
+def seam(rule: F, variant_at: int = 1) -> F:
+    """``rule`` as a helper a variant may replace: every call looks ``rule``'s name up in the
+    overrides of the variant passed at position ``variant_at`` (the parameter ``v``; absent: the
+    default) and runs the replacement when there is one, else ``rule``.  A module rebinds each
+    such helper after defining it (``name = seam(name)``: a decorator would hide the function
+    from mutation testing); `spec_rule` gives back ``rule`` itself."""
+    name = rule.__name__
+    if name in SEAMS:
+        raise ValueError(f"two helpers named {name} marked as seams")
+    SEAMS[name] = rule
+
+    @functools.wraps(rule)
+    def dispatch(*args: Any, **kwargs: Any) -> Any:
+        v: Variant = args[variant_at] if len(args) > variant_at else kwargs.get("v", DEFAULT)
+        return v.overrides.get(name, rule)(*args, **kwargs)
+
+    return cast(F, dispatch)
+
+
+def spec_rule(helper: F) -> F:
+    """The definition's own rule behind the `seam` ``helper`` (never dispatched): what a
+    replacement calls to break one rule and keep the rest."""
+    return cast(F, SEAMS[helper.__name__])

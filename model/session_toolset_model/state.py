@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .algebra import Algebra, Term
-from .profiles import DEFAULT, Variant
+from .profiles import DEFAULT, Variant, seam
 
 
 @dataclass(frozen=True)
@@ -37,10 +37,7 @@ class Result:
 
 def initial(alg: Algebra, v: Variant = DEFAULT) -> State:
     """The start of the world (PROTOCOL.md ``reset``): empty catalog at generation 0, no sets."""
-    gen = alg.int_(0)
-    if v.has("reset_rewinds_generation"):
-        gen = alg.sub(gen, alg.int_(1))
-    return State(alg.empty_map("rec"), gen, alg.empty_map("int"), alg.empty_map("set"))
+    return State(alg.empty_map("rec"), alg.int_(0), alg.empty_map("int"), alg.empty_map("set"))
 
 
 def choose(alg: Algebra, cond: Term, a: State, b: State) -> State:
@@ -65,3 +62,7 @@ def same(alg: Algebra, a: State, b: State) -> Term:
 
 def is_ok(alg: Algebra, code: Term) -> Term:
     return alg.eq(code, alg.code("ok"))
+
+
+# The helpers a variant may replace (`profiles.seam`).
+initial = seam(initial)

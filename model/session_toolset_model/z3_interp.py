@@ -26,7 +26,7 @@ import z3  # type: ignore[import-untyped]
 
 from .algebra import MAX_GENERATION, Cands, Term
 from .outcomes import ALL_CODES, DROP_REASONS, TRUST_VALUES
-from .profiles import DEFAULT, Variant
+from .profiles import DEFAULT, Variant, seam
 
 Tool = z3.DeclareSort("Tool")
 Session = z3.DeclareSort("Session")
@@ -139,7 +139,7 @@ class Z3Algebra:
     def __init__(self, bound: int | None = None, variant: Variant = DEFAULT) -> None:
         self.bound = bound
         self.variant = variant
-        """Only the interpretation's own mutants (``z3_*``) are read here."""
+        """Read only for the interpretation's own side definitions (their `seam` overrides)."""
         self.read_over_write = False
         self.share_loops = False
         """Read a store at its own key as the stored value, syntactically (an exact identity).
@@ -330,10 +330,9 @@ def first_index_definition(v: Variant, k: Any, n: Any, pred: Callable[[Any], Any
     ``pred(i)``, else ``n``.  One function, so the interpretation and the obligation that checks
     it against the loop (`interp.first_index_exact`) read the same formula."""
     j = z3.FreshConst(IntS, "j")
-    upper = k < n if v.has("z3_first_index_strict") else k <= n
     return [
         k >= 0,
-        upper,
+        k <= n,
         z3.ForAll([j], z3.Implies(z3.And(j >= 0, j < k), z3.Not(pred(j)))),
         z3.Implies(k < n, pred(k)),
     ]
@@ -346,14 +345,23 @@ def first_occ_definition(v: Variant, f: Callable[[Any], Any], s: Z3Seq, key: str
     use, exactly as the concrete ``len(s)`` is only compared, never indexed."""
     i = z3.FreshConst(IntS, "i")
     ki = _key(s.at(i), key)
-    least = z3.BoolVal(True) if v.has("z3_first_occ_any") else f(ki) <= i
     return z3.ForAll(
         [i],
         z3.Implies(
             z3.And(i >= 0, i < s.length),
-            z3.And(f(ki) >= 0, f(ki) < s.length, least, _key(s.at(f(ki)), key) == ki),
+            z3.And(
+                f(ki) >= 0,
+                f(ki) < s.length,
+                first_occ_least(v, f(ki), i),
+                _key(s.at(f(ki)), key) == ki,
+            ),
         ),
     )
+
+
+def first_occ_least(v: Variant, picked: Any, i: Any) -> Any:
+    """The occurrence `first_occ_definition` picks is no later than occurrence ``i``."""
+    return picked <= i
 
 
 def _key(e: Any, key: str) -> Any:
@@ -361,3 +369,9 @@ def _key(e: Any, key: str) -> Any:
 
 
 MAX = z3.IntVal(MAX_GENERATION)
+
+
+# The side definitions a variant may replace (`profiles.seam`; the variant is the first
+# argument).
+first_index_definition = seam(first_index_definition, variant_at=0)
+first_occ_least = seam(first_occ_least, variant_at=0)

@@ -29,7 +29,7 @@ from session_toolset_model.enumerate import nodes
 from session_toolset_model.ops import OPS, outcomes_for
 from session_toolset_model.profiles import DEFAULT, DEFAULT_PROFILE, Variant
 
-from . import agreement, cache
+from . import agreement, cache, mutants
 from .obligations import (
     EXPECTED_PROFILE_REFUTATIONS,
     FINITE_STATES,
@@ -370,7 +370,7 @@ class Job:
         return rows
 
     def _agreement_row(self, op: str, result: str, seconds: float, trace: dict[str, str]) -> Row:
-        expected = "disagrees" if self.base is not None and self.base.mutant else "agrees"
+        expected = "disagrees" if self.base is not None and self.base.label else "agrees"
         name = f"agree.{op}"
         check = self.check_name.replace("mutant:", "agreement:")  # one kind of row per check
         return Row(
@@ -430,7 +430,7 @@ def jobs(profile_names: list[str], pattern: keyword.Selector = None) -> list[Job
                     Job(
                         group,
                         ob,
-                        Variant(profile, m),
+                        mutants.variant(m, profile),
                         f"mutant:{m}",
                         True,
                         "refuted",
@@ -454,7 +454,7 @@ def jobs(profile_names: list[str], pattern: keyword.Selector = None) -> list[Job
                         Job(
                             opname,
                             check_name=f"mutant:{m}",
-                            base=Variant(mutant=m),
+                            base=mutants.variant(m),
                             agree_op=opname,
                         )
                     )
@@ -873,8 +873,9 @@ def _refutations(report: Report) -> list[Row]:
 
 
 def row_variant(r: Row) -> Variant:
-    mutant = r.check.split(":", 1)[1] if r.check.startswith("mutant:") else None
-    return Variant(r.profile, mutant)
+    if r.check.startswith("mutant:"):
+        return mutants.variant(r.check.split(":", 1)[1], r.profile)
+    return Variant(r.profile)
 
 
 def report_variants(report: Report) -> list[Variant]:

@@ -32,7 +32,7 @@ __all__ = ["World", "replay", "vector", "vector_id", "write"]
 
 
 def variant_label(v: Variant) -> str:
-    return v.mutant if v.mutant is not None else v.profile
+    return v.label if v.label is not None else v.profile
 
 
 def vector_id(obligation: str, v: Variant) -> str:
@@ -49,7 +49,7 @@ def vector(
     world = World(DEFAULT)
     steps = [{"send": s, "expect": world.handle(s)} for s in sends]
     label = variant_label(v)
-    what = f"mutant {v.mutant}" if v.mutant is not None else f"profile {v.profile}"
+    what = f"mutant {v.label}" if v.label is not None else f"profile {v.profile}"
     final_op = final.op if final is not None else "none"
     return {
         "protocol": 1,
@@ -63,7 +63,7 @@ def vector(
         "tags": [
             "model-cex",
             f"obligation:{obligation}",
-            f"mutant:{v.mutant}" if v.mutant is not None else f"profile:{v.profile}",
+            f"mutant:{v.label}" if v.label is not None else f"profile:{v.profile}",
             f"op:{final_op}",
         ],
         "steps": steps,

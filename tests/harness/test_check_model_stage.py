@@ -10,9 +10,9 @@ import pytest
 import session_toolset_proofs.cli as prove_cli
 from session_toolset_model import sets
 from session_toolset_model.algebra import Algebra, Term
-from session_toolset_model.profiles import Variant
 from session_toolset_model.state import State
 from session_toolset_model.world import World
+from session_toolset_proofs.mutants import variant as mutant_variant
 
 import session_toolset_harness.conform.cli as conform_cli
 from session_toolset_harness import independent
@@ -49,7 +49,7 @@ def test_check_fails_when_the_model_contradicts_recorded_behaviour(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # the batch mutant: a rejected batch keeps the grants before the failing one
-    monkeypatch.setattr(independent, "World", lambda: World(Variant(mutant="batch_partial")))
+    monkeypatch.setattr(independent, "World", lambda: World(mutant_variant("batch_partial")))
     assert main(["--quiet"]) == 1
     out = capsys.readouterr().out
     assert "model disagrees with recorded behaviour: " in out

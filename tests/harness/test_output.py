@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from session_toolset_proofs import cli as prove_cli
+from session_toolset_proofs.mutants import variant as mutant_variant
 from session_toolset_proofs.report import Report, Row
 
 from session_toolset_harness import check
@@ -272,13 +273,12 @@ def test_session_toolset_prove_reports_the_independent_replay(tmp_path: Path) ->
 def test_prove_fails_when_the_model_contradicts_recorded_behaviour(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from session_toolset_model.profiles import Variant
     from session_toolset_model.world import World
 
     from session_toolset_harness.independent import replay
 
     def broken() -> object:  # a model mutant the recorded corpus contradicts
-        return replay(world_factory=lambda: World(Variant(mutant="revoke_keeps_schemagen")))
+        return replay(world_factory=lambda: World(mutant_variant("revoke_keeps_schemagen")))
 
     out = tmp_path / "prove.json"
     status = prove_cli.main(

@@ -28,6 +28,7 @@ from session_toolset_model.oracle import Oracle
 from session_toolset_model.profiles import PROFILES, Variant
 from session_toolset_model.state import State
 from session_toolset_model.values import PROGRESSIVE_CORE, Provenance, Source
+from session_toolset_proofs.mutants import variant as mutant_variant
 
 pytestmark = pytest.mark.spec("2", "3", "4", "5")
 
@@ -326,7 +327,7 @@ def test_agreement_catches_a_wrong_z3_side_definition() -> None:
     assert OPS["activate_many"].run(o.alg, Variant(), o.state, args).code == "ok"
     agree(o, "activate_many", args, Variant())
     with pytest.raises(AssertionError, match="Z3 side rejects"):
-        agree(o, "activate_many", args, Variant(), zv=Variant(mutant="z3_first_index_strict"))
+        agree(o, "activate_many", args, Variant(), zv=mutant_variant("z3_first_index_strict"))
 
 
 def test_agreement_compares_payloads() -> None:
@@ -337,7 +338,7 @@ def test_agreement_compares_payloads() -> None:
     o.catalog_insert("mcp.srv-a:t0", "d0", Source("mcp", "srv-a", "t0"), PROVS[1])
     args = {"name": "A"}
     with pytest.raises(AssertionError, match="Z3 side rejects"):
-        agree(o, "is_stale", args, Variant(), Variant(mutant="stale_off_by_one"))
+        agree(o, "is_stale", args, Variant(), mutant_variant("stale_off_by_one"))
 
 
 def test_agreement_check_detects_a_disagreement() -> None:
@@ -351,5 +352,5 @@ def test_agreement_check_detects_a_disagreement() -> None:
             "authorize",
             {"name": "A", "tool": "builtin:bash"},
             Variant(),
-            Variant(mutant="gate_ignores_trust"),
+            mutant_variant("gate_ignores_trust"),
         )

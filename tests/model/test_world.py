@@ -10,10 +10,12 @@ from importlib import resources
 from typing import Any
 
 import pytest
-from session_toolset_model.profiles import MUTANTS, PROFILES, Variant
+from session_toolset_model.profiles import PROFILES, Variant
 from session_toolset_model.world import OutOfScope, World, alias, identity
 from session_toolset_model.world.digest import number_text
 from session_toolset_model.world.json_text import Malformed, parse_text
+from session_toolset_proofs.mutants import MUTANTS
+from session_toolset_proofs.mutants import variant as mutant_variant
 
 from session_toolset_harness.independent import replay
 
@@ -86,7 +88,7 @@ Z3_SIDE_ONLY = ("z3_first_index_strict", "z3_first_occ_any")
 @pytest.mark.parametrize("mutant", Z3_SIDE_ONLY)
 def test_z3_side_mutants_leave_the_concrete_world_unchanged(mutant: str) -> None:
     assert mutant in MUTANTS
-    report = replay(world_factory=lambda: World(Variant(mutant=mutant)))
+    report = replay(world_factory=lambda: World(mutant_variant(mutant)))
     assert report.disagreements == [] and report.errors == []
     assert report.steps == replay().steps
 
@@ -94,10 +96,10 @@ def test_z3_side_mutants_leave_the_concrete_world_unchanged(mutant: str) -> None
 @pytest.mark.parametrize(
     "variant",
     [
-        *(Variant(mutant=m) for m in MUTANTS if m not in Z3_SIDE_ONLY),
+        *(mutant_variant(m) for m in MUTANTS if m not in Z3_SIDE_ONLY),
         *(Variant(profile=p) for p in PROFILES if p != "per-tool-pinned"),
     ],
-    ids=lambda v: v.mutant or v.profile,
+    ids=lambda v: v.label or v.profile,
 )
 def test_every_model_variant_contradicts_recorded_behaviour(variant: Variant) -> None:
     """So `check`'s model stage fails for each model mutant and non-SPEC profile."""

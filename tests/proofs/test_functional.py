@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 import z3  # type: ignore[import-untyped]
 from session_toolset_model.ops import OPS
-from session_toolset_model.profiles import DEFAULT, MUTANTS
+from session_toolset_model.profiles import DEFAULT
 from session_toolset_proofs import functional
 from session_toolset_proofs.functional import SPECS, SPLITS
 from session_toolset_proofs.functional import obligation as fo
 from session_toolset_proofs.functional.common import BOUND
+from session_toolset_proofs.mutants import MUTANTS
 from session_toolset_proofs.obligations import OBLIGATIONS
 from session_toolset_proofs.report import run
 from session_toolset_proofs.solve import _solver, check

@@ -30,6 +30,7 @@ from session_toolset_proofs.hazards.changes import sweep
 from session_toolset_proofs.hazards.report import OUTSIDE_THE_MODEL, changes_vector
 from session_toolset_proofs.hazards.search import alphabet, run
 from session_toolset_proofs.hazards.vectors import hazard_vectors
+from session_toolset_proofs.mutants import variant as mutant_variant
 from session_toolset_proofs.obligations import Query, step
 from session_toolset_proofs.vectors import replay
 
@@ -221,7 +222,7 @@ def test_every_expectation_comes_from_the_default_oracle_and_the_witness_discrim
     proved = [r for r in results if r.hazard.expect == "proved"]
     for r in proved:
         (doc,) = [d for d in docs if d["id"] == f"hazards/{r.hazard.name}"]
-        assert replay(doc, Variant(mutant=r.hazard.mutant)) != []
+        assert replay(doc, mutant_variant(r.hazard.mutant)) != []
 
 
 def test_the_wire_vector_calls_through_the_reassigned_alias(results: list[Result]) -> None:

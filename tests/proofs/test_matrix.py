@@ -3,11 +3,16 @@ mutants are refuted, and the CLI parses flags like the brief says."""
 
 from __future__ import annotations
 
+import inspect
 import re
+from pathlib import Path
 
 import pytest
-from session_toolset_model.profiles import MUTANTS, PROFILES, Variant
+import session_toolset_model
+from session_toolset_model.profiles import PROFILES, SEAMS, Variant
 from session_toolset_proofs.cli import main
+from session_toolset_proofs.mutants import MUTANTS
+from session_toolset_proofs.mutants import variant as mutant_variant
 from session_toolset_proofs.obligations import OBLIGATIONS
 from session_toolset_proofs.report import Report, run
 from session_toolset_proofs.solve import check
@@ -48,6 +53,40 @@ def test_generation_strict_refuted_by_gate_exactness_only() -> None:
 def test_every_mutant_is_expected_to_refute_something() -> None:
     used = {m for ob in OBLIGATIONS for m in ob.refuted_by}
     assert used == set(MUTANTS)
+
+
+def test_the_model_states_only_the_spec_rules() -> None:
+    """No mutant is known to the model: its name appears nowhere in the model's source, and no
+    transition asks a variant which mutant is on; mutants only replace seams from outside."""
+    root = Path(session_toolset_model.__file__).parent
+    names = re.compile(r"\b(" + "|".join(map(re.escape, MUTANTS)) + r")\b")
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        assert names.search(text) is None, (path.name, names.findall(text))
+        assert ".has(" not in text, path.name
+
+
+@pytest.mark.parametrize("name", sorted(MUTANTS))
+def test_each_mutant_replaces_one_seam_with_its_signature(name: str) -> None:
+    m = MUTANTS[name]
+    assert m.replacement.__name__ == name and m.helper in SEAMS
+    spec, broken = inspect.signature(SEAMS[m.helper]), inspect.signature(m.replacement)
+    assert list(spec.parameters) == list(broken.parameters)
+    assert mutant_variant(name).overrides == {m.helper: m.replacement}
+
+
+def test_a_variant_names_its_overrides_and_replaces_only_seams() -> None:
+    fn = MUTANTS["stale_off_by_one"].replacement
+    with pytest.raises(ValueError, match="go together"):
+        Variant(overrides={"stale": fn})
+    with pytest.raises(ValueError, match="go together"):
+        Variant(label="stale_off_by_one")
+    with pytest.raises(ValueError, match="not a helper"):
+        Variant(label="x", overrides={"no_such_helper": fn})
+    with pytest.raises(ValueError, match="unknown mutant"):
+        mutant_variant("no_such_mutant")
+    assert mutant_variant("stale_off_by_one") == mutant_variant("stale_off_by_one")
+    assert mutant_variant("stale_off_by_one") != Variant()
 
 
 def test_run_gate_rows_all_as_expected() -> None:

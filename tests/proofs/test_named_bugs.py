@@ -8,7 +8,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from session_toolset_model.profiles import DEFAULT, MUTANTS, Variant
+from session_toolset_model.profiles import DEFAULT
+from session_toolset_proofs.mutants import MUTANTS
+from session_toolset_proofs.mutants import variant as mutant_variant
 from session_toolset_proofs.obligations import OBLIGATIONS
 from session_toolset_proofs.report import run
 from session_toolset_proofs.search import find
@@ -59,7 +61,7 @@ def test_wrong_side_definition_also_leaves_premises_unsatisfiable() -> None:
     """Why (g) needed its own obligation: under the strict side definition a successful batch
     has no model at all, so every proof about one is vacuous - and the certified witness (the
     exact unbounded query, candidate pinned) is no longer satisfiable."""
-    v = Variant(mutant="z3_first_index_strict")
+    v = mutant_variant("z3_first_index_strict")
     ob = BY_NAME["atomic_batch.activate_many"]
     assert check(lambda: ob.build(v), True).status == "unsat"  # "proved", vacuously
     assert find(ob, lambda: ob.build(v), v, "witness", None).status != "sat"

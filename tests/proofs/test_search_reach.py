@@ -10,6 +10,7 @@ from session_toolset_model.ops import OPS
 from session_toolset_model.profiles import DEFAULT, Variant
 from session_toolset_model.reachability import UNREACHABLE as MODEL_UNREACHABLE
 from session_toolset_model.reachability import expected
+from session_toolset_proofs.mutants import variant as mutant_variant
 from session_toolset_proofs.obligations import OBLIGATIONS
 from session_toolset_proofs.reach import reachability, unreachable_codes
 from session_toolset_proofs.report import run
@@ -51,7 +52,7 @@ def test_imposter_counterexample_trace_is_concrete() -> None:
 
 def test_schema_gen_per_grant_refuted_with_a_batch_of_two() -> None:
     ob = BY_NAME["atomic_batch.activate_many"]
-    v = Variant(mutant="schema_gen_per_grant")
+    v = mutant_variant("schema_gen_per_grant")
     found = find(ob, lambda: ob.build(v), v, "counterexample", DEFAULT)
     assert found.status == "sat"
     assert len(found.concrete[-1]["args"]["grants"]) >= 2

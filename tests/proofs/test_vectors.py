@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 from session_toolset_model.enumerate import SCHEMAS, Action, insert, new_set, upsert
-from session_toolset_model.profiles import DEFAULT, MUTANTS, Variant
+from session_toolset_model.profiles import DEFAULT, Variant
 from session_toolset_model.world.digest import schema_digest
 from session_toolset_proofs.cli import main
+from session_toolset_proofs.mutants import MUTANTS
 from session_toolset_proofs.obligations import EXPECTED_PROFILE_REFUTATIONS, OBLIGATIONS
 from session_toolset_proofs.report import Report, counterexample_vectors, report_variants
 from session_toolset_proofs.vectors import World, replay, vector, write

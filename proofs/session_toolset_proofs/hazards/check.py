@@ -24,6 +24,7 @@ from typing import Any
 import z3  # type: ignore[import-untyped]
 from session_toolset_model.profiles import DEFAULT, Variant
 
+from .. import mutants
 from ..obligations import FINITE_STATES, SEARCH_BOUND
 from ..pin import Encoder, pin_step
 from ..search import CONFIRM_BOUND, CONFIRM_RLIMIT
@@ -120,7 +121,7 @@ def check_hazard(h: Hazard) -> Result:
         result = "unknown" if proof == "unknown" else "refuted"
         return Result(h, result, time.perf_counter() - start, None, proof)
     wit = _found(h, DEFAULT, "witness") if h.witness is not None else Found(None, None)
-    mut = _found(h, Variant(mutant=h.mutant), "counterexample")
+    mut = _found(h, mutants.variant(h.mutant), "counterexample")
     bounded = shortest(h.probe, h.violates, h.domain, DEFAULT)
     if not wit.confirmed:
         result = "witness missing"

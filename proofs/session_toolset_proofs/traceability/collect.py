@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from session_toolset_model.ops import OPS, outcomes_for
-from session_toolset_model.profiles import DEFAULT, MUTANTS
+from session_toolset_model.profiles import DEFAULT
 
 from ..hazards import HAZARDS
+from ..mutants import MUTANTS
 from ..obligations import EXPECTED_PROFILE_REFUTATIONS, OBLIGATIONS
 from .spec import (
     MODEL_ONLY,
