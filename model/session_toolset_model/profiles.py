@@ -29,7 +29,7 @@ SEAMS: dict[str, Callable[..., Any]] = {}
 """Every helper a variant may override, by name: the definition's own rule (undispatched)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Variant:
     """Which profile the gate follows, and which helpers (if any) are replaced.
 
@@ -54,6 +54,13 @@ class Variant:
 
     def __hash__(self) -> int:
         return hash((self.profile, self.label, frozenset(self.overrides.items())))
+
+    def __repr__(self) -> str:
+        """The same text in every process (replacements by name, not address): a cache key."""
+        over = ", ".join(
+            f"{k!r}: {f.__module__}.{f.__qualname__}" for k, f in sorted(self.overrides.items())
+        )
+        return f"Variant(profile={self.profile!r}, label={self.label!r}, overrides={{{over}}})"
 
 
 DEFAULT = Variant()

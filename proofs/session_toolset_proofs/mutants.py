@@ -629,8 +629,12 @@ def route_keeps_target_set(alg: Algebra, v: Variant, st: State, retained: Term, 
 # --- the Z3 interpretation's side definitions ---------------------------------------------
 
 
+_FIRST_INDEX_DEFINITION = spec_rule(z3_interp.first_index_definition)
+"""Bound once: the definition's own rule even while a test has swapped the module's helper."""
+
+
 def z3_first_index_strict(v: Variant, k: Any, n: Any, pred: Callable[[Any], Any]) -> list[Any]:
-    lower, _upper, *rest = spec_rule(z3_interp.first_index_definition)(v, k, n, pred)
+    lower, _upper, *rest = _FIRST_INDEX_DEFINITION(v, k, n, pred)
     return [lower, k < n, *rest]
 
 

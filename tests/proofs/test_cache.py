@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import session_toolset_model
 from session_toolset_model import sets
+from session_toolset_model.profiles import spec_rule
 from session_toolset_proofs import cli, report, solve
 from session_toolset_proofs.cache import Cache, code_key
 from session_toolset_proofs.report import Report, restore, run
@@ -74,7 +75,7 @@ def test_the_code_key_sees_a_changed_constant_datum_or_source_file(
     monkeypatch.setattr(solve, "RLIMIT", solve.RLIMIT + 1)
     assert code_key() != base
     monkeypatch.undo()
-    monkeypatch.setattr(sets.stale, "__code__", _off_by_one.__code__)  # same name, new body
+    monkeypatch.setattr(spec_rule(sets.stale), "__code__", _off_by_one.__code__)  # new body
     assert code_key() != base
     monkeypatch.undo()
     monkeypatch.setitem(report.OP_COST, "rebuild", 2.5)

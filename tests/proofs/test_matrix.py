@@ -87,6 +87,10 @@ def test_a_variant_names_its_overrides_and_replaces_only_seams() -> None:
         mutant_variant("no_such_mutant")
     assert mutant_variant("stale_off_by_one") == mutant_variant("stale_off_by_one")
     assert mutant_variant("stale_off_by_one") != Variant()
+    assert repr(mutant_variant("stale_off_by_one")) == (
+        "Variant(profile='per-tool-pinned', label='stale_off_by_one', overrides={'stale': "
+        "session_toolset_proofs.mutants.stale_off_by_one})"
+    )
 
 
 def test_run_gate_rows_all_as_expected() -> None:
