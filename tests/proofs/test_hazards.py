@@ -222,6 +222,7 @@ def test_every_expectation_comes_from_the_default_oracle_and_the_witness_discrim
     proved = [r for r in results if r.hazard.expect == "proved"]
     for r in proved:
         (doc,) = [d for d in docs if d["id"] == f"hazards/{r.hazard.name}"]
+        assert r.hazard.mutant is not None  # a proved hazard names the mutant refuting it
         assert replay(doc, mutant_variant(r.hazard.mutant)) != []
 
 
