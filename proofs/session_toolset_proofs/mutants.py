@@ -11,7 +11,7 @@ mutants that must refute it (`obligations`), so each mutant shows that some obli
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import z3  # type: ignore[import-untyped]
@@ -54,21 +54,12 @@ def catalog_absorbs_staleness(
     return State(post.catalog, post.gen, post.calls, refreshed)
 
 
-def _with(post: State, *, catalog_: Term | None = None, gen: Term | None = None) -> State:
-    return State(
-        post.catalog if catalog_ is None else catalog_,
-        post.gen if gen is None else gen,
-        post.calls,
-        post.sets,
-    )
-
-
 def insert_forgets_record(
     alg: Algebra, v: Variant, st: State, tool: Term, digest: Term, prov: Term, trust: Term
 ) -> Result:
     r = spec_rule(catalog.insert)(alg, v, st, tool, digest, prov, trust)
     kept = alg.ite(is_ok(alg, r.code), st.catalog, st.catalog)
-    return Result(r.code, _with(r.state, catalog_=kept), r.extras)
+    return Result(r.code, replace(r.state, catalog=kept), r.extras)
 
 
 def insert_dup_overwrites(
@@ -78,7 +69,7 @@ def insert_dup_overwrites(
     present = alg.is_some(alg.select(st.catalog, tool))
     stored = alg.store(st.catalog, tool, catalog.record(alg, digest, prov, trust))
     return Result(
-        r.code, _with(r.state, catalog_=alg.ite(present, stored, r.state.catalog)), r.extras
+        r.code, replace(r.state, catalog=alg.ite(present, stored, r.state.catalog)), r.extras
     )
 
 
@@ -100,7 +91,7 @@ def upsert_keeps_replaced(
     r = spec_rule(catalog.upsert)(alg, v, st, has_replaced, replaced, tool, digest, prov, trust)
     stored = alg.store(st.catalog, tool, catalog.record(alg, digest, prov, trust))
     kept = alg.ite(is_ok(alg, r.code), stored, st.catalog)
-    return Result(r.code, _with(r.state, catalog_=kept), r.extras)
+    return Result(r.code, replace(r.state, catalog=kept), r.extras)
 
 
 def upsert_identical_no_advance(
@@ -120,7 +111,7 @@ def upsert_identical_no_advance(
         alg.not_(other),
         alg.eq(alg.select(st.catalog, tool), catalog.record(alg, digest, prov, trust)),
     )
-    post = _with(r.state, gen=alg.ite(identical, st.gen, r.state.gen))
+    post = replace(r.state, gen=alg.ite(identical, st.gen, r.state.gen))
     return Result(r.code, post, {**r.extras, "generation": post.gen})
 
 
@@ -140,7 +131,9 @@ def upsert_drops_before_check(
     other = alg.and_(has_replaced, elsewhere)
     dup = alg.and_(elsewhere, alg.is_some(alg.select(st.catalog, tool)))
     dropped = alg.ite(other, alg.store(st.catalog, replaced, alg.none("rec")), st.catalog)
-    return Result(r.code, _with(r.state, catalog_=alg.ite(dup, dropped, r.state.catalog)), r.extras)
+    return Result(
+        r.code, replace(r.state, catalog=alg.ite(dup, dropped, r.state.catalog)), r.extras
+    )
 
 
 def remove_absent_advances(alg: Algebra, v: Variant, st: State, tool: Term) -> Result:
@@ -156,7 +149,7 @@ def remove_keeps_record(alg: Algebra, v: Variant, st: State, tool: Term) -> Resu
     r = spec_rule(catalog.remove)(alg, v, st, tool)
     mutate = alg.and_(is_ok(alg, r.code), alg.is_some(alg.select(st.catalog, tool)))
     return Result(
-        r.code, _with(r.state, catalog_=alg.ite(mutate, st.catalog, st.catalog)), r.extras
+        r.code, replace(r.state, catalog=alg.ite(mutate, st.catalog, st.catalog)), r.extras
     )
 
 
@@ -165,7 +158,7 @@ def remove_before_generation_check(alg: Algebra, v: Variant, st: State, tool: Te
     present = alg.is_some(alg.select(st.catalog, tool))
     removed = alg.store(st.catalog, tool, alg.none("rec"))
     return Result(
-        r.code, _with(r.state, catalog_=alg.ite(present, removed, r.state.catalog)), r.extras
+        r.code, replace(r.state, catalog=alg.ite(present, removed, r.state.catalog)), r.extras
     )
 
 
@@ -176,26 +169,26 @@ def rebase_uses_prior(alg: Algebra, v: Variant, gen: Term, prior: Term) -> Term:
 def rebase_clears_catalog(alg: Algebra, v: Variant, st: State, prior: Term) -> Result:
     r = spec_rule(catalog.rebase_past)(alg, v, st, prior)
     cleared = alg.ite(is_ok(alg, r.code), alg.empty_map("rec"), st.catalog)
-    return Result(r.code, _with(r.state, catalog_=cleared), r.extras)
+    return Result(r.code, replace(r.state, catalog=cleared), r.extras)
 
 
 def rebase_to_prior(alg: Algebra, v: Variant, st: State, prior: Term) -> Result:
     r = spec_rule(catalog.rebase_past)(alg, v, st, prior)
     to_prior = alg.and_(is_ok(alg, r.code), alg.lt(st.gen, prior))
-    post = _with(r.state, gen=alg.ite(to_prior, prior, r.state.gen))
+    post = replace(r.state, gen=alg.ite(to_prior, prior, r.state.gen))
     return Result(r.code, post, {**r.extras, "generation": post.gen})
 
 
 def rebase_overflow_sticks(alg: Algebra, v: Variant, st: State, prior: Term) -> Result:
     r = spec_rule(catalog.rebase_past)(alg, v, st, prior)
     overflow, _ = catalog.checked_next(alg, v, catalog.rebase_floor(alg, v, st.gen, prior))
-    post = _with(r.state, gen=alg.ite(overflow, alg.int_(MAX_GENERATION), r.state.gen))
+    post = replace(r.state, gen=alg.ite(overflow, alg.int_(MAX_GENERATION), r.state.gen))
     return Result(r.code, post, {**r.extras, "generation": post.gen})
 
 
 def reset_rewinds_generation(alg: Algebra, v: Variant = DEFAULT) -> State:
     post = spec_rule(state.initial)(alg, v)
-    return _with(post, gen=alg.sub(post.gen, alg.int_(1)))
+    return replace(post, gen=alg.sub(post.gen, alg.int_(1)))
 
 
 # --- section 3: sets ------------------------------------------------------------------------
