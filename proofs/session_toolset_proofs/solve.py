@@ -122,14 +122,14 @@ def construction(build: Callable[[], Query]) -> str:
     query = build()
     if z3.is_true(z3.simplify(query.goal)):
         return "simplify"
-    free = _unsat(query.alg.defs, query.goal, CONSTRUCTION_RLIMIT)
-    if free == z3.unsat:
-        return "no premises"
     inv = [st.premises[0] for st in query.steps]  # `steps.Step`: the invariant comes first
     own = [p for p in query.premises if not any(p.eq(i) for i in inv)]
     status = _unsat([*own, *query.alg.defs], query.goal, INVARIANT_RLIMIT)
     if status == z3.sat:
-        return "invariant"  # then the query with no premises at all is sat too
+        return "invariant"  # and so the query with no premises at all is sat too
+    free = _unsat(query.alg.defs, query.goal, CONSTRUCTION_RLIMIT)
+    if free == z3.unsat:
+        return "no premises"
     if status == z3.unsat and free == z3.sat:
         return "hypothesis"
     return "undetermined"
@@ -140,9 +140,9 @@ def _unsat(premises: list[Any], goal: Any, rlimit: int) -> Any:
 
 
 CONSTRUCTION_RLIMIT = 1_000_000
-"""Budget of the "holds with no premises" check, asked first.  ``unsat`` in it is ``no
-premises``; ``sat`` shows the goal needs premises; ``unknown`` leaves a goal proved from its
-hypothesis ``undetermined`` (it is not counted on either side)."""
+"""Budget of the "holds with no premises" check (asked unless the goal is already shown to need
+the invariant).  ``unsat`` in it is ``no premises``; ``sat`` shows the goal needs premises;
+``unknown`` leaves the goal ``undetermined`` (it is not counted on either side)."""
 
 INVARIANT_RLIMIT = 500_000
 """Budget of the "holds without the invariant" check: ``unknown`` in it is reported as
