@@ -27,6 +27,7 @@ REVIEWED_RULES = {
     "MUTANT_BRANCH",
     "NO_EMPTY_CALL",
     "SAME_TERM",
+    "UNREAD_MESSAGE",
 }
 
 
