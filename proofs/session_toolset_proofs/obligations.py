@@ -249,14 +249,14 @@ def _later_rejection(s: Step, opname: str) -> list[Any]:
             R.is_Rec(sel(s.pre.catalog, G.g_tool(grant))),
         ]
     if opname == "activate_user":  # issuance passes: the batch rejects
-        return issued(s.pre.catalog, a["tool"])
+        return _issued(s.pre.catalog, a["tool"])
     seq = a.get("grants", a.get("tools"))
     if seq is None:
         return []
     return [seq.length >= 2, pc.first_passes(s, opname)]
 
 
-def issued(catalog: Any, tool: Any) -> list[Any]:
+def _issued(catalog: Any, tool: Any) -> list[Any]:
     """``tool`` passes issuance: cataloged and trusted."""
     rec = sel(catalog, tool)
     return [R.is_Rec(rec), R.rec_trust(rec) == zi.TRUST["trusted"]]
@@ -606,7 +606,7 @@ def _unauthorized(v: Variant) -> Query:
         same(s.alg, s.pre, s.post),
     )
     tools = s.args["tools"]
-    case = [tools.length >= 1, *issued(s.pre.catalog, tools.at(z3.IntVal(0)))]
+    case = [tools.length >= 1, *_issued(s.pre.catalog, tools.at(z3.IntVal(0)))]
     return s.query(goal, [z3.Not(s.args["confirmed"])], witness=case)
 
 

@@ -219,7 +219,7 @@ def _later_rejection(opname: str, node: Node, a: dict[str, Any]) -> bool:
 
 
 def _issued(st: State, tool: Any) -> bool:
-    """Concrete form of `obligations.issued`: cataloged and trusted."""
+    """Concrete form of `obligations._issued`: cataloged and trusted."""
     rec = st.catalog[tool]
     return rec is not None and rec.trust == "trusted"
 
