@@ -26,6 +26,7 @@ REVIEWED_RULES = {
     "HARNESS_QUERY",
     "NO_EMPTY_CALL",
     "SAME_TERM",
+    "UNREAD_MESSAGE",
 }
 
 

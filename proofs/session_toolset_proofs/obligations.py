@@ -78,15 +78,22 @@ _SUCCESS = {
     "route": "a retained set routed into another name",
 }
 
+_NONEMPTY = (
+    " (where the operation has one: a batch of at least two, a new set's core non-empty,"
+    " a route's fallback core non-empty)"
+)
+
 _CASES = (
     ("invariant.init", "the initial state"),
     (
         "no_partial_mutation.",
-        "a rejection (for batches and core ids: at index 1 or later, the first element passing)",
+        "a rejection (for batches and core ids: at index 1 or later, the first element passing;"
+        " for one tool: cataloged, for activate with the set's session, for a user activation"
+        " issued)",
     ),
-    ("zero_inheritance.frame.", "success while another set exists"),
-    ("zero_inheritance.fresh_set_empty.", "the name held a set with an activation"),
-    ("zero_inheritance.self_composition.", "the two worlds differ in their other sets"),
+    ("zero_inheritance.frame.", "success while another set exists" + _NONEMPTY),
+    ("zero_inheritance.fresh_set_empty.", "the name held a set with an activation" + _NONEMPTY),
+    ("zero_inheritance.self_composition.", "the two worlds differ in their other sets" + _NONEMPTY),
     ("zero_inheritance.granted_for", "success (a batch of at least two)"),
     (
         "zero_inheritance.reads_only_its_source.",
@@ -105,7 +112,7 @@ _CASES = (
         "drift_denial.stale_iff",
         "a stale set (routed from a retained one into another name, for route)",
     ),
-    ("atomic_batch.unauthorized", "an unconfirmed request naming at least one tool"),
+    ("atomic_batch.unauthorized", "an unconfirmed request whose first tool would be issued"),
     ("atomic_batch.", "a successful batch of at least two"),
     ("is_stale.pure", "a stale set"),
     ("issue_grant.pure", "a grant issued"),
@@ -123,7 +130,7 @@ _CASES = (
         "a batch of at least two whose first grant passes, decided by AlreadyActivated later",
     ),
     ("postcondition.route", "a stale retained set routed into another name"),
-    ("postcondition.set_default_core", "an Unverified record in the catalog"),
+    ("postcondition.set_default_core", "an Unverified record in the catalog, a non-empty core"),
     ("postcondition.", "success from schema_generation >= 1"),
     ("interp.", "a batch of three whose first hit is not its first element"),
 )
@@ -232,10 +239,46 @@ def _later_rejection(s: Step, opname: str) -> list[Any]:
     if opname == "set_new":
         ids = s.args["core_ids"]
         return [ids.length >= 2, R.is_Rec(sel(s.pre.catalog, ids.at(z3.IntVal(0))))]
-    seq = s.args.get("grants", s.args.get("tools"))
+    a = s.args
+    if opname in ("authorize", "issue_grant"):  # not rejected by the catalog lookup
+        return [R.is_Rec(sel(s.pre.catalog, a["tool"]))]
+    if opname == "activate":  # the session and catalog checks pass
+        grant = a["grant"]
+        return [
+            G.g_session(grant) == S.set_session(sel(s.pre.sets, a["name"])),
+            R.is_Rec(sel(s.pre.catalog, G.g_tool(grant))),
+        ]
+    if opname == "activate_user":  # issuance passes: the batch rejects
+        return _issued(s.pre.catalog, a["tool"])
+    seq = a.get("grants", a.get("tools"))
     if seq is None:
         return []
     return [seq.length >= 2, pc.first_passes(s, opname)]
+
+
+def _issued(catalog: Any, tool: Any) -> list[Any]:
+    """``tool`` passes issuance: cataloged and trusted."""
+    rec = sel(catalog, tool)
+    return [R.is_Rec(rec), R.rec_trust(rec) == zi.TRUST["trusted"]]
+
+
+def _core_kept(s: Step, name: Any) -> Any:
+    """The set ``name`` after the step pins some tool in its core."""
+    return _some_tool(lambda t: P.is_Pin(sel(S.set_core(sel(s.post.sets, name)), t)))
+
+
+def _nonempty(s: Step, opname: str) -> list[Any]:
+    """Witness case of the frame and zero-inheritance obligations beyond the trivial form: a
+    batch of at least two, a new set with a non-empty core (a route: a retained set, or a
+    fallback with a non-empty core)."""
+    a = s.args
+    if opname in ("activate_many", "activate_model"):
+        return [a["grants" if opname == "activate_many" else "tools"].length >= 2]
+    if opname in ("set_new", "set_default_core", "set_progressive_core"):
+        return [_core_kept(s, a["name"])]
+    if opname == "route":
+        return [z3.Or(a["has_retained"], _core_kept(s, a["into"]))]
+    return []
 
 
 def success_case(s: Step, opname: str) -> list[Any]:
@@ -314,7 +357,8 @@ def _frame(opname: str) -> Callable[[Variant], Query]:
             )
         else:
             parts.append(s.post.calls == s.pre.calls)
-        return s.query(z3.And(*parts), witness=[s.ok, _other_set(s, targets)])
+        case = [s.ok, _other_set(s, targets), *_nonempty(s, opname)]
+        return s.query(z3.And(*parts), witness=case)
 
     return build
 
@@ -347,7 +391,7 @@ def _fresh_empty(opname: str) -> Callable[[Variant], Query]:
         had = _some_tool(
             lambda t: A.is_Act(sel(S.set_acts(sel(s.pre.sets, _target(s, opname))), t))
         )
-        return s.query(goal, [s.ok, *extra], witness=[had])
+        return s.query(goal, [s.ok, *extra], witness=[had, *_nonempty(s, opname)])
 
     return build
 
@@ -375,7 +419,7 @@ def _self_composition(opname: str) -> Callable[[Variant], Query]:
         q = s1.query(
             z3.And(s2.ok, new1 == new2),
             premises + extra,
-            witness=[had, s1.pre.sets != s2.pre.sets],
+            witness=[had, s1.pre.sets != s2.pre.sets, *_nonempty(s1, opname)],
         )
         q.steps.append(s2)
         return q
@@ -561,7 +605,9 @@ def _unauthorized(v: Variant) -> Query:
         s.res.code == zi.OUTCOME["HostActivationError.ConfirmationRequired"],
         same(s.alg, s.pre, s.post),
     )
-    return s.query(goal, [z3.Not(s.args["confirmed"])], witness=[s.args["tools"].length >= 1])
+    tools = s.args["tools"]
+    case = [tools.length >= 1, *_issued(s.pre.catalog, tools.at(z3.IntVal(0)))]
+    return s.query(goal, [z3.Not(s.args["confirmed"])], witness=case)
 
 
 def _overflow_closed(opname: str) -> Callable[[Variant], Query]:

@@ -14,6 +14,7 @@ tools are different `Tool` elements, ...), with the interpreted predicates `unve
 
 from __future__ import annotations
 
+from itertools import product
 from typing import Any
 
 import z3  # type: ignore[import-untyped]
@@ -59,6 +60,18 @@ class Encoder:
             elif s == "prov":
                 out.append(zi.UNVERIFIED(c) == is_unverified(v))
         return out
+
+    def choices(self, consts: list[Any], limit: int) -> list[list[Any]]:
+        """Up to ``limit`` assignments of ``consts`` to values encoded so far of their sorts,
+        as equalities.  A witness case's existential constant ("some tool is pinned in the new
+        core", "another set exists") is then ground: Z3 decides the pinned query at once where
+        its quantifier instantiation may give up.  Pinning only adds constraints, so a sat
+        answer is a model of the query without them."""
+        domains = [[c for c in self.consts.values() if c.sort() == k.sort()] for k in consts]
+        if not consts or not all(domains):
+            return []
+        out = [[k == c for k, c in zip(consts, pick, strict=True)] for pick in product(*domains)]
+        return out[:limit]
 
     def cmap(self, m: CMap, dom: str, default: Any, val: Any) -> Any:
         arr = z3.K(_SORT[dom], default)

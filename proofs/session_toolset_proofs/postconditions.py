@@ -200,9 +200,12 @@ def in_place_self_composition(opname: str) -> Builder:
         goal = z3.And(
             s1.res.code == s2.res.code, sel(s1.post.sets, name) == sel(s2.post.sets, name)
         )
-        other = z3.FreshConst(zi.SetName, "other")
+        other = zi.fresh("case_set", zi.SetName)
         case = [s1.ok, other != name, S.is_TSet(sel(s1.pre.sets, other))]
         case.append(s1.pre.sets != s2.pre.sets)
+        batch = s1.args.get("grants", s1.args.get("tools"))
+        if batch is not None:  # an empty batch changes nothing in either world
+            case.append(batch.length >= 2)
         q = s1.query(goal, premises, witness=case)
         q.steps.append(s2)
         return q
@@ -651,5 +654,6 @@ def default_core_postcondition(v: Variant) -> Query:
     goal = z3.And(S.is_TSet(new), z3.ForAll([t], sel(S.set_core(new), t) == pinned))
     unverified = zi.fresh("case_tool", zi.Tool)
     urec = sel(s.pre.catalog, unverified)
-    case = [R.is_Rec(urec), zi.UNVERIFIED(R.rec_prov(urec))]
+    kept = zi.fresh("case_tool", zi.Tool)  # and the core is not empty: some record is kept
+    case = [R.is_Rec(urec), zi.UNVERIFIED(R.rec_prov(urec)), P.is_Pin(sel(S.set_core(new), kept))]
     return s.query(goal, witness=case)

@@ -7,6 +7,10 @@ from the pinned pre-state (which satisfies the inductive invariant) with the pin
 produce that outcome (``sat``; the transition is functional, so it is the outcome).  Pairs never
 seen are *proved unreachable*: the op cannot produce the outcome from ANY state satisfying the
 inductive invariant (``unsat`` over arbitrary symbolic states, unbounded batches).
+
+A reachable pair's trace is also sent as PROTOCOL.md requests (`enumerate.trace_requests`, the
+translation every generated vector uses) to the model's expected world (`World`): its reply to
+the last request must carry the same outcome, or the row reads ``wire differs``.
 """
 
 from __future__ import annotations
@@ -17,10 +21,11 @@ from typing import Any
 
 import z3  # type: ignore[import-untyped]
 from session_toolset_model import z3_interp as zi
-from session_toolset_model.enumerate import Action, candidates, nodes
+from session_toolset_model.enumerate import Action, candidates, nodes, trace_requests
 from session_toolset_model.enumerate import outcome as run_candidate
 from session_toolset_model.ops import OPS, outcomes_for
 from session_toolset_model.profiles import DEFAULT
+from session_toolset_model.world import World
 
 from .obligations import FINITE_STATES, SEARCH_BOUND, Step, step
 from .pin import Encoder, pin_step
@@ -73,6 +78,23 @@ def _unreachable(opname: str, outcome: str) -> Any:
     return answer([*s.premises, *s.alg.defs, s.res.code == zi.OUTCOME[outcome]])[0]
 
 
+def wire_outcome(trace: tuple[Action, ...], final: Action) -> str:
+    """The outcome the expected world answers to ``trace`` then ``final`` sent as PROTOCOL.md
+    requests from a reset adapter: ``ok`` or the error code of its reply to the last request
+    (``untranslatable`` when the actions have no request form)."""
+    world = World(DEFAULT)
+    world.handle({"op": "hello"})
+    world.handle({"op": "reset"})
+    try:
+        sends = trace_requests([*trace, final])
+    except (KeyError, TypeError, ValueError):
+        return "untranslatable"
+    reply: dict[str, Any] = {}
+    for send in sends:
+        reply = world.handle(send)
+    return "ok" if reply.get("ok") is True else str(reply.get("error"))
+
+
 FIRST_NODES = 64
 """Outcomes not seen in the first this-many pre-states are asked to Z3 (unreachability proof)
 before the rest are scanned; the scan goes on only for those the proof does not settle."""
@@ -115,6 +137,10 @@ def reach_op(opname: str) -> list[Reach]:
             status = _confirm(opname, outcome, node.state, act.kwargs)
             result = {"sat": "reachable", "unsat": "unconfirmed"}.get(str(status), "unknown")
             trace = concrete_trace(node, act, code)
+            wire = wire_outcome(node.trace, act)
+            if result == "reachable" and wire != outcome:
+                result = "wire differs"
+                trace.append({"wire_outcome": wire})
         else:
             status, earlier = proofs.get(outcome, (None, 0.0))
             if status is None:

@@ -125,23 +125,24 @@ class Report:
         )
 
     def proof_counts(self) -> str:
-        """Default-profile proofs: those that need the inductive invariant, those that hold from
-        their own hypothesis and side definitions alone (and those not classified within the
-        budget), apart from those that hold by construction (the goal simplifies to true, or
-        holds with no premise at all) and those shown only up to a bound."""
+        """Default-profile proofs by `solve.construction`: those that need the inductive
+        invariant, those that hold from their own hypothesis and side definitions alone, those
+        whose class is undetermined within the budget (proved, but whether they need their
+        premises is not shown), apart from those that hold by construction (the goal simplifies
+        to true, or holds with no premise at all) and those shown only up to a bound."""
         rows = [r for r in self.rows if r.check == "proof" and r.profile == DEFAULT_PROFILE]
         built = [r for r in rows if r.by_construction]
         simp = sum(r.basis == "simplify" for r in built)
-        proved = sum(r.result == "proved" for r in rows) - len(built)
         need = sum(r.basis == "invariant" for r in rows)
         own = sum(r.basis == "hypothesis" for r in rows)
+        undetermined = sum(r.result == "proved" for r in rows) - len(built) - need - own
         bounded = sum(r.result == "bounded" for r in rows)
         return (
-            f"{proved} obligations proved from their premises ({need} need the inductive "
-            f"invariant, {own} hold from their own hypothesis and side definitions alone, "
-            f"{proved - need - own} not classified), {len(built)} hold by construction "
-            f"({simp} simplify to true, {len(built) - simp} need no premises), "
-            f"{bounded} shown only for batches up to {SOLVE_BOUND}"
+            f"{need + own} obligations proved from their premises ({need} need the inductive "
+            f"invariant, {own} hold from their own hypothesis and side definitions alone), "
+            f"{len(built)} hold by construction ({simp} simplify to true, {len(built) - simp} "
+            f"need no premises), {undetermined} proved whose class is undetermined within the "
+            f"budget, {bounded} shown only for batches up to {SOLVE_BOUND}"
         )
 
     def table(self, *, only_unexpected: bool = False) -> str:

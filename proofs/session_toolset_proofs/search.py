@@ -55,6 +55,13 @@ FIRST_RLIMIT = 400_000
 set aside and, if no later candidate confirms cheaply, retried with `CONFIRM_RLIMIT` - so the
 cheap pass only decides the order of the work, never a result."""
 
+CASE_RLIMIT = 100_000
+"""Budget of a confirmation with the witness case's own constants pinned too (a ground query:
+a sat answer needs a few thousand); if none is sat the unpinned confirmation follows."""
+
+MAX_CASE_CHOICES = 12
+"""At most this many assignments of a witness case's constants are tried per candidate."""
+
 CONFIRM_BOUND: int | None = 3
 """Confirmation queries are first built with loops over batches as ground if-chains up to this
 length (every candidate batch is shorter); a model of that query extended by the uniquely
@@ -200,6 +207,31 @@ def _later_rejection(opname: str, node: Node, a: dict[str, Any]) -> bool:
         return len(ids) >= 2 and node.state.catalog[ids[0]] is not None
     if opname in ("activate_many", "activate_model"):
         return _len(a) >= 2 and _first_passes(opname, node, a)
+    catalog = node.state.catalog
+    if opname in ("authorize", "issue_grant"):
+        return catalog[a["tool"]] is not None
+    if opname == "activate":
+        g = a["grant"]
+        return g.session == node.state.sets[a["name"]].session and catalog[g.tool] is not None
+    if opname == "activate_user":
+        return _issued(node.state, a["tool"])
+    return True
+
+
+def _issued(st: State, tool: Any) -> bool:
+    """Concrete form of `obligations._issued`: cataloged and trusted."""
+    rec = st.catalog[tool]
+    return rec is not None and rec.trust == "trusted"
+
+
+def _nonempty(opname: str, a: dict[str, Any], r: Result) -> bool:
+    """Concrete form of `obligations._nonempty` (on a successful result)."""
+    if opname in ("activate_many", "activate_model"):
+        return _len(a) >= 2
+    if opname in ("set_new", "set_default_core", "set_progressive_core"):
+        return bool(r.state.sets[a["name"]].core.as_dict())
+    if opname == "route":
+        return bool(a["has_retained"]) or bool(r.state.sets[a["into"]].core.as_dict())
     return True
 
 
@@ -225,7 +257,7 @@ def _functional_case(name: str, opname: str, node: Node, a: dict[str, Any], r: R
     if case is not None:  # activate_many and activate_model, case by case
         code = str(r.code)
         if case == "refused":
-            return not a["confirmed"] and _len(a) >= 1
+            return not a["confirmed"] and _len(a) >= 1 and _issued(pre, a["tools"][0])
         if case == "issuance_rejected":
             first = pre.catalog[a["tools"][0]] if a["tools"] else None
             trusted = first is not None and first.trust == "trusted"
@@ -277,21 +309,21 @@ def witness_filter(name: str, opname: str) -> Filter:
             return not ok and _later_rejection(opname, node, a)
         if name.startswith("zero_inheritance.frame."):
             targets = {a[x] for x in OPS[opname].set_args}
-            return ok and any(n not in targets for n in pre.sets)
+            return ok and any(n not in targets for n in pre.sets) and _nonempty(opname, a, r)
         if name.startswith("zero_inheritance.self_composition."):
             if opname in IN_PLACE:
-                return ok and len(pre.sets.as_dict()) >= 2
+                return ok and len(pre.sets.as_dict()) >= 2 and _nonempty(opname, a, r)
             if opname == "rebuild" and (a["carry_forward"] or len(pre.sets.as_dict()) < 2):
                 return False
             if opname == "route" and a["has_retained"]:
                 return False
-            return ok and bool(_acts(pre, _target(opname, a)))
+            return ok and bool(_acts(pre, _target(opname, a))) and _nonempty(opname, a, r)
         if name.startswith("zero_inheritance.fresh_set_empty."):
             if (opname == "rebuild" and a["carry_forward"]) or (
                 opname == "route" and a["has_retained"]
             ):
                 return False
-            return ok and bool(_acts(pre, _target(opname, a)))
+            return ok and bool(_acts(pre, _target(opname, a))) and _nonempty(opname, a, r)
         if name.startswith(("counters.overflow_fails_closed.", "counters.checked_next_exact.")):
             if pre.gen != MAX_GENERATION:
                 return False
@@ -315,8 +347,13 @@ def witness_filter(name: str, opname: str) -> Filter:
         if name == "postcondition.route":
             return _success(opname, node, a, r) and bool(r.extras["stale"])
         if name == "postcondition.set_default_core":
-            return any(
-                getattr(x.prov, "kind", "") == "unverified" for x in pre.catalog.as_dict().values()
+            return (
+                ok
+                and _nonempty(opname, a, r)
+                and any(
+                    getattr(x.prov, "kind", "") == "unverified"
+                    for x in pre.catalog.as_dict().values()
+                )
             )
         if name in ("postcondition.activate_many", "postcondition.activate_model"):
             # the forced case names the deciding check (`postconditions.LATER_CHECK`): without
@@ -332,7 +369,7 @@ def witness_filter(name: str, opname: str) -> Filter:
                 return _success(opname, node, a, r)
             return ok and (_len(a) >= 2 or opname not in ("activate_many", "activate_model"))
         if name == "atomic_batch.unauthorized_changes_nothing":
-            return not a["confirmed"] and _len(a) >= 1
+            return not a["confirmed"] and _len(a) >= 1 and _issued(pre, a["tools"][0])
         if name.startswith("atomic_batch."):
             return ok and _len(a) >= 2
         if name == "gate.exactness":
@@ -423,6 +460,25 @@ def _instances(opname: str, v: Variant) -> Iterator[tuple[Node, int]]:
             yield node, i
 
 
+def _named_consts(terms: list[Any], prefix: str) -> list[Any]:
+    """The uninterpreted constants of ``terms`` whose names start with ``prefix`` (each shared
+    subterm visited once)."""
+    seen: set[int] = set()
+    found: dict[str, Any] = {}
+    todo = list(terms)
+    while todo:
+        t = todo.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            if t.decl().name().startswith(prefix):
+                found[t.decl().name()] = t
+        elif z3.is_app(t):
+            todo.extend(t.children())
+    return [found[k] for k in sorted(found)]
+
+
 def find(
     ob: Obligation, build: Callable[[], Query], v: Variant, mode: str, base: Variant | None
 ) -> Found:
@@ -462,9 +518,13 @@ def find(
     opname = ob.op
     keep = premise_filter(ob.name, mode, opname)
 
-    def confirm(node: Node, args: dict[str, Any], second: State | None, budget: int) -> Any:
+    def confirm(
+        node: Node, args: dict[str, Any], second: State | None, budget: int, first_pass: bool
+    ) -> Any:
         """Pinned confirmation: the bounded query first, the unbounded one if that is unknown.
-        Returns (status, the trace terms' values when sat)."""
+        In the ``first_pass`` a witness whose case constants, pinned, come back ``unknown`` is
+        set aside without asking the unpinned query.  Returns (status, the trace terms' values
+        when sat)."""
         status: Any = z3.unknown
         values: dict[str, str] = {}
         for bound in CERTIFY_BOUNDS if mode == "witness" else (CONFIRM_BOUND, None):
@@ -474,10 +534,30 @@ def find(
             if second is not None:
                 pins += pin_step(enc, opname, q.steps[1].pre, q.steps[1].args, second, args)
             # a fresh solver per confirmation (incremental push/pop mode gives up more often)
-            status, values = answer([*base_query, *pins, *enc.facts()], budget, q.trace)
+            asked = [*base_query, *pins, *enc.facts()]
+            tried = [z3.unsat]
+            for choice in enc.choices(case_consts(q), MAX_CASE_CHOICES):
+                # the case's own constants pinned to the instance's values first
+                status, values = answer([*asked, *choice], CASE_RLIMIT, q.trace)
+                if status == z3.sat:
+                    return status, values
+                tried.append(status)
+            if z3.unknown in tried and first_pass:
+                return z3.unknown, {}  # set aside: the unpinned query with the full budget later
+            status, values = answer(asked, budget, q.trace)
             if status != z3.unknown:
                 break
         return status, values
+
+    def case_consts(q: Query) -> list[Any]:
+        """The witness case's own existential constants (`zi.fresh` ``case_*`` symbols)."""
+        if mode != "witness":
+            return []
+        if id(q) not in consts:
+            consts[id(q)] = _named_consts(q.witness, "case_")
+        return consts[id(q)]
+
+    consts: dict[int, list[Any]] = {}
 
     def found(
         trace: dict[str, str], node: Node, act: Action, code: str, second: State | None, kept: Any
@@ -523,7 +603,7 @@ def find(
         c = candidate(node, i)
         if c is not None:
             attempts += 1
-            status, values = confirm(c[0], c[1].kwargs, c[3], budget)
+            status, values = confirm(c[0], c[1].kwargs, c[3], budget, False)
             if status == z3.sat:
                 return found(values, *c)
     deferred: list[Candidate] = []
@@ -533,7 +613,7 @@ def find(
             continue
         attempts += 1
         first = CONFIRM_RLIMIT if c[3] is not None else FIRST_RLIMIT  # two runs: more work
-        status, values = confirm(node, c[1].kwargs, c[3], first)
+        status, values = confirm(node, c[1].kwargs, c[3], first, True)
         if status == z3.sat:
             hint.put(searched, node, i, first)
             return found(values, *c)
@@ -544,7 +624,7 @@ def find(
     # candidates whose cheap confirmation gave up get the full budget, in the order found
     unknowns = 0
     for c in deferred:
-        status, values = confirm(c[0], c[1].kwargs, c[3], CONFIRM_RLIMIT)
+        status, values = confirm(c[0], c[1].kwargs, c[3], CONFIRM_RLIMIT, False)
         if status == z3.sat:
             node = c[0]
             hint.put(searched, node, candidates(opname, node).index(c[1]), CONFIRM_RLIMIT)

@@ -112,34 +112,41 @@ BOUNDED_RLIMIT = RLIMIT
 def construction(build: Callable[[], Query]) -> str:
     """Why a proved goal holds.  By construction: ``simplify`` (the goal rewrites to true
     before any premise is added) or ``no premises`` (its negation is unsat with only the side
-    definitions that define its terms).  From premises: ``hypothesis`` (unsat without the
-    inductive invariant of its pre-state(s): the obligation's own hypothesis - precondition,
-    "the operation succeeded", ... - and the side definitions suffice), ``invariant`` (a model
-    exists without the invariant: the proof needs it) or ``premises`` (neither shown within
-    the budget)."""
+    definitions that define its terms).  From premises: ``hypothesis`` (its negation is *sat*
+    with no premises, so it needs some, and unsat without the inductive invariant of its
+    pre-state(s): the obligation's own hypothesis - precondition, "the operation succeeded",
+    ... - and the side definitions suffice) or ``invariant`` (a model exists without the
+    invariant: the proof needs it).  ``undetermined`` when a check that decides between these
+    comes back ``unknown`` within its budget: never guessed as either side (a goal that holds
+    from its hypothesis may still hold with no premises at all)."""
     query = build()
     if z3.is_true(z3.simplify(query.goal)):
         return "simplify"
-    if _unsat(query.alg.defs, query.goal, CONSTRUCTION_RLIMIT) == z3.unsat:
-        return "no premises"
     inv = [st.premises[0] for st in query.steps]  # `steps.Step`: the invariant comes first
     own = [p for p in query.premises if not any(p.eq(i) for i in inv)]
     status = _unsat([*own, *query.alg.defs], query.goal, INVARIANT_RLIMIT)
-    return {"unsat": "hypothesis", "sat": "invariant"}.get(str(status), "premises")
+    if status == z3.sat:
+        return "invariant"  # and so the query with no premises at all is sat too
+    free = _unsat(query.alg.defs, query.goal, CONSTRUCTION_RLIMIT)
+    if free == z3.unsat:
+        return "no premises"
+    if status == z3.unsat and free == z3.sat:
+        return "hypothesis"
+    return "undetermined"
 
 
 def _unsat(premises: list[Any], goal: Any, rlimit: int) -> Any:
     return answer([*premises, z3.Not(goal)], rlimit)[0]
 
 
-CONSTRUCTION_RLIMIT = 300_000
-"""Budget of the "holds with no premises" check.  A goal the solver cannot show true without
-premises in this budget (``sat`` or ``unknown``) is classified from its premises - never the
-other way round."""
+CONSTRUCTION_RLIMIT = 1_000_000
+"""Budget of the "holds with no premises" check (asked unless the goal is already shown to need
+the invariant).  ``unsat`` in it is ``no premises``; ``sat`` shows the goal needs premises;
+``unknown`` leaves the goal ``undetermined`` (it is not counted on either side)."""
 
 INVARIANT_RLIMIT = 500_000
 """Budget of the "holds without the invariant" check: ``unknown`` in it is reported as
-``premises`` (undetermined), never as either side."""
+``undetermined``, never as either side."""
 
 
 def _run(

@@ -4,13 +4,16 @@ the conformance harness's list of unreachable codes."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
+from session_toolset_model import enumerate as enumerate_
 from session_toolset_model.ops import OPS
 from session_toolset_model.profiles import DEFAULT, Variant
 from session_toolset_model.reachability import UNREACHABLE as MODEL_UNREACHABLE
 from session_toolset_model.reachability import expected
 from session_toolset_proofs.mutants import variant as mutant_variant
+from session_toolset_proofs import reach
 from session_toolset_proofs.obligations import OBLIGATIONS
 from session_toolset_proofs.reach import reachability, unreachable_codes
 from session_toolset_proofs.report import run
@@ -88,3 +91,25 @@ def test_a_row_fails_when_the_run_disagrees_with_the_table(monkeypatch: pytest.M
     report = run(["per-tool-pinned"], re.compile(r"^reach\.revoke\."))
     (row,) = [r for r in report.rows if r.name == "reach.revoke.ExactRevocationError.CoreTool"]
     assert row.result == "reachable" and not row.passed
+
+
+def test_a_reachable_trace_sent_on_the_wire_must_answer_alike(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A reach row sends its trace as PROTOCOL.md requests to the expected world; a translation
+    that writes an upsert's provenance wrongly (not an object) is answered ``Protocol`` where the
+    model says ok, so the row reads ``wire differs`` (it read ``reachable`` however the
+    requests were written)."""
+    results = {e.outcome: e.result for e in reach.reach_op("catalog_upsert")}
+    assert results["ok"] == "reachable"
+    real = enumerate_.trace_requests
+
+    def bad_provenance(actions: Any, observe: bool = False) -> list[dict[str, Any]]:
+        return [
+            r | {"provenance": 0} if r["op"] == "catalog_upsert" else r
+            for r in real(actions, observe)
+        ]
+
+    monkeypatch.setattr(reach, "trace_requests", bad_provenance)
+    results = {e.outcome: e.result for e in reach.reach_op("catalog_upsert")}
+    assert results["ok"] == "wire differs"

@@ -8,8 +8,10 @@ from typing import Any
 import pytest
 import z3  # type: ignore[import-untyped]
 from session_toolset_model.concrete import Grant
-from session_toolset_model.enumerate import nodes
+from session_toolset_model.enumerate import ALG, Action, nodes
 from session_toolset_model.profiles import DEFAULT
+from session_toolset_model.state import initial
+from session_toolset_model.values import Provenance
 from session_toolset_proofs.obligations import OBLIGATIONS
 from session_toolset_proofs.pin import Encoder, pin_step
 from session_toolset_proofs.report import Report
@@ -236,3 +238,187 @@ def test_witnesses_show_their_case_beyond_the_trivial_one(all_profiles_report: R
     ):
         batch = finals[name]["args"].get("grants", finals[name]["args"].get("tools"))
         assert len(batch) >= 2 and finals[name]["outcome"] != "ok", name
+
+
+BATCH_OPS = ("activate_many", "activate_model")
+READS_CATALOG = (
+    *BATCH_OPS,
+    "activate",
+    "authorize",
+    "issue_grant",
+    "activate_user",
+    "set_new",
+    "set_default_core",
+    "set_progressive_core",
+)
+BUILDS_CORE = ("set_new", "set_default_core", "set_progressive_core", "route", "rebuild")
+
+
+def _value(x: Any) -> Any:
+    """A witness trace's JSON argument back as the model's concrete value."""
+    if isinstance(x, list):
+        return tuple(_value(e) for e in x)
+    if isinstance(x, dict) and "generation" in x:
+        return Grant(x["session"], x["tool"], x["generation"], x["digest"])
+    if isinstance(x, dict) and "kind" in x:
+        owner = [v for k, v in x.items() if k != "kind"]
+        return Provenance(x["kind"], owner[0] if owner else "")
+    return x
+
+
+def _action(step: dict[str, Any]) -> Action:
+    return Action.of(step["op"], **{k: _value(v) for k, v in step["args"].items()})
+
+
+def trivial_case(name: str, concrete: list[dict[str, Any]]) -> str | None:
+    """Why a witness shows only a trivial case, or None: its final step is an empty batch, reads
+    an empty catalog, builds a set with an empty core (a new core, not a carried or retained
+    set), or (no-partial-mutation of a one-tool operation) is rejected by the catalog lookup
+    itself.  The trace is replayed by the concrete oracle from the initial state."""
+    steps = [s for s in concrete if s.get("op", "reset") != "reset"]
+    if not steps:
+        return None
+    st = initial(ALG)
+    for step in steps[:-1]:
+        st = _action(step).run(DEFAULT, st).state
+    final = steps[-1]
+    op, args = final["op"], final["args"]
+    res = _action(final).run(DEFAULT, st)
+    assert res.code == final["outcome"], name  # the replay is the trace the row reports
+    if op in BATCH_OPS and not args.get("grants", args.get("tools")):
+        return "an empty batch"
+    if op in READS_CATALOG and not st.catalog.as_dict():
+        return "an empty catalog"
+    fresh = not (args.get("has_retained") or args.get("carry_forward"))
+    built = res.state.sets[args.get("into", args.get("name"))] if op in BUILDS_CORE else None
+    if fresh and res.code == "ok" and built is not None and not built.core.as_dict():
+        return "an empty core"
+    one_tool = name.startswith("no_partial_mutation.") and op not in BATCH_OPS
+    if one_tool and str(res.code).endswith((".UnknownTool", ".NotCataloged")):
+        return "a rejection by the catalog lookup"
+    return None
+
+
+def test_the_triviality_check_flags_each_trivial_form() -> None:
+    """`trivial_case` on hand-made traces: each trivial form flagged, its interesting twin not."""
+    insert = {
+        "op": "catalog_insert",
+        "args": {
+            "tool": T0,
+            "digest": "d0",
+            "prov": {"kind": "mcp_config", "server_id": "srv-a"},
+            "trust": "trusted",
+        },
+        "outcome": "ok",
+    }
+    new_a = {"op": "set_new", "args": {"name": "A", "session": "s-1", "core_ids": []}}
+
+    def final(op: str, outcome: str, **args: Any) -> dict[str, Any]:
+        return {"op": op, "args": args, "outcome": outcome, "final": True}
+
+    grant = {"session": "s-1", "tool": T0, "generation": 1, "digest": "d0"}
+    many = "zero_inheritance.frame.activate_many"
+    assert (
+        trivial_case(
+            many,
+            [insert, {**new_a, "outcome": "ok"}, final("activate_many", "ok", name="A", grants=[])],
+        )
+        == "an empty batch"
+    )
+    user = "no_partial_mutation.activate_user"
+    assert (
+        trivial_case(
+            user,
+            [
+                {**new_a, "outcome": "ok"},
+                final(
+                    "activate_user", "HostActivationError.Issuance.UnknownTool", name="A", tool=T0
+                ),
+            ],
+        )
+        == "an empty catalog"
+    )
+    assert (
+        trivial_case(
+            user,
+            [
+                insert,
+                {**new_a, "outcome": "ok"},
+                final(
+                    "activate_user", "HostActivationError.Issuance.UnknownTool", name="A", tool=T1
+                ),
+            ],
+        )
+        == "a rejection by the catalog lookup"
+    )
+    assert (
+        trivial_case(
+            "zero_inheritance.self_composition.set_new",
+            [insert, final("set_new", "ok", name="A", session="s-1", core_ids=[])],
+        )
+        == "an empty core"
+    )
+    assert (
+        trivial_case(
+            "zero_inheritance.self_composition.set_new",
+            [insert, final("set_new", "ok", name="A", session="s-1", core_ids=[T0])],
+        )
+        is None
+    )
+    assert (
+        trivial_case(
+            many,
+            [
+                insert,
+                {**new_a, "outcome": "ok"},
+                final("activate_many", "ok", name="A", grants=[grant]),
+            ],
+        )
+        is None
+    )
+
+
+def test_no_witness_shows_only_a_trivial_case(all_profiles_report: Report) -> None:
+    """Every witness of the full run: no empty batch, no empty catalog for an operation that
+    reads it, no new set with an empty core, no one-tool rejection by the catalog lookup."""
+    rows = [r for r in all_profiles_report.rows if r.check == "witness"]
+    flagged = {r.name: trivial_case(r.name, r.concrete) for r in rows}
+    assert {n: why for n, why in flagged.items() if why} == {}
+
+
+def _empty_catalog_with_set_a(st: Any) -> bool:
+    return _has_set_a(st) and not st.catalog.as_dict()
+
+
+def _two_sets(st: Any) -> bool:
+    return _has_set_a(st) and st.sets["B"] is not None
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "pick"),
+    [
+        (
+            "no_partial_mutation.issue_grant",
+            {"session": "s-1", "tool": T0},
+            _empty_catalog_with_set_a,
+        ),
+        ("no_partial_mutation.authorize", {"name": "A", "tool": T0}, _empty_catalog_with_set_a),
+        ("no_partial_mutation.activate_user", {"name": "A", "tool": T0}, _empty_catalog_with_set_a),
+        ("zero_inheritance.frame.activate_many", {"name": "A", "grants": ()}, _two_sets),
+        ("zero_inheritance.self_composition.activate_many", {"name": "A", "grants": ()}, _two_sets),
+        (
+            "zero_inheritance.self_composition.activate_model",
+            {"confirmed": True, "name": "A", "tools": ()},
+            _two_sets,
+        ),
+        (
+            "zero_inheritance.frame.set_new",
+            {"name": "C", "session": "s-1", "core_ids": ()},
+            _two_sets,
+        ),
+    ],
+)
+def test_a_trivial_candidate_certifies_no_witness(name: str, args: Any, pick: Any) -> None:
+    """The forced case rejects the trivial form each of these witnesses once showed (an empty
+    batch or core, a rejection against an empty catalog) although it satisfies the premises."""
+    assert _certify(name, args, pick) == z3.unsat

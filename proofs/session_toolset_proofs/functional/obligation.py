@@ -85,8 +85,9 @@ def _split_case(s: Step, opname: str, case: str) -> list[Any]:
     at index 1 or later, the first element passing (its issuance, for an issuance
     rejection)."""
     seq = s.args["tools" if opname == "activate_model" else "grants"]
-    if case == "refused":
-        return [seq.length >= 1]
+    if case == "refused":  # a request whose first tool would be issued a grant
+        rec = _sel(s.pre.catalog, seq.at(z3.IntVal(0)))
+        return [seq.length >= 1, R.is_Rec(rec), R.rec_trust(rec) == zi.TRUST["trusted"]]
     out = [seq.length >= 2]
     if case in ("rejected", "bulk_rejected"):
         out.append(first_passes(s, opname))
@@ -157,7 +158,7 @@ CASES: dict[str, str] = {
     "activate_user": "a successful user activation",
     "activate_model": "a confirmed model-initiated batch of at least two",
     "route": "a stale retained set routed into another name",
-    "activate_model.refused": "an unconfirmed request naming at least one tool",
+    "activate_model.refused": "an unconfirmed request whose first tool would be issued",
     "activate_model.issuance_rejected": "a request rejected at issuance at index 1 or later",
     "activate_model.bulk_rejected": "a request rejected by the batch at index 1 or later",
     "activate_model.applied": "a confirmed model-initiated batch of at least two",
