@@ -245,18 +245,20 @@ class Tracer:
     """The functions of `PACKAGES` a process runs while tracing (`sys.settrace`): a check's
     dependencies (`names`).  A function defined inside another one (a closure, a lambda) counts
     as its outermost named function, whose code holds it; code that no name finds (a lambda at
-    module level) as its whole module."""
+    module level, a function hidden by a decorator) as its whole file."""
 
     def __init__(self) -> None:
         self.codes: set[types.CodeType] = set()
         self._previous: Any = None
 
-    def _hook(self, frame: types.FrameType, _event: str, _arg: Any) -> None:
-        self.codes.add(frame.f_code)
-
     def __enter__(self) -> Tracer:
+        add = self.codes.add
+
+        def hook(frame: types.FrameType, _event: str, _arg: Any) -> None:
+            add(frame.f_code)
+
         self._previous = sys.gettrace()
-        sys.settrace(self._hook)
+        sys.settrace(hook)
         return self
 
     def __exit__(self, *_exc: object) -> None:
@@ -272,8 +274,34 @@ class Tracer:
                     out.add(f"file:{code.co_filename}")  # ours, but no loaded module's file
                 continue
             root = code.co_qualname.split(".<locals>.", 1)[0]
-            out.add(f"{module}:{'*' if '<' in root else root}")
+            found = _function(_resolve(module, root))
+            if found is not None and code in _codes(found.__code__):
+                out.add(f"{module}:{root}")
+            else:
+                out.add(f"file:{code.co_filename}")
         return out
+
+
+def _resolve(module: str, qualname: str) -> Any:
+    """What ``module``'s ``qualname`` names now (`_MISSING`: nothing)."""
+    obj: Any = sys.modules.get(module, _MISSING)
+    for part in qualname.split("."):
+        obj = getattr(obj, part, _MISSING)
+    return obj
+
+
+def _function(obj: Any) -> types.FunctionType | None:
+    """The function behind ``obj`` (a decorator's `__wrapped__`, a method, a property)."""
+    for _ in range(8):
+        if isinstance(obj, types.FunctionType):
+            return obj
+        for attr in ("__wrapped__", "__func__", "fget"):
+            if hasattr(obj, attr):
+                obj = getattr(obj, attr)
+                break
+        else:
+            return None
+    return None
 
 
 def _files() -> dict[str, str]:
@@ -331,40 +359,23 @@ class Deps:
                 return hashlib.sha256(Path(rest).read_bytes()).hexdigest()
             except OSError:
                 return None
-        module = sys.modules.get(kind)
-        if module is None or kind.split(".")[0] not in PACKAGES:
+        if kind.split(".")[0] not in PACKAGES:
             return None
-        tokens = _Tokens()
-        if rest == "*":
-            text = "".join(
-                f"\0{attr}={tokens.of(value)}"
-                for attr, value in sorted(vars(module).items())
-                if not attr.startswith("__") and (kind, attr) not in _EPHEMERAL
-            )
-            return hashlib.sha256(text.encode()).hexdigest()
-        obj: Any = module
-        for part in rest.split("."):
-            obj = getattr(obj, part, _MISSING)
-            if obj is _MISSING:
-                return None
-        text = tokens.of(obj) + "\0" + _source(obj)
+        obj = _resolve(kind, rest)
+        func = _function(obj)
+        if func is None:
+            return None
+        text = _Tokens().of(obj) + "\0" + _source(func)
         return hashlib.sha256(text.encode()).hexdigest()
 
 
 _MISSING = object()
 
 
-def _source(obj: Any) -> str:
+def _source(func: types.FunctionType) -> str:
     """The source lines of a function's code (read by what names a decision by its line's
-    text), or "" for anything else."""
-    func = obj
-    while hasattr(func, "__wrapped__"):
-        func = func.__wrapped__
-    for attr in ("__func__", "fget"):
-        func = getattr(func, attr, func)
-    code = getattr(func, "__code__", None)
-    if not isinstance(code, types.CodeType):
-        return ""
+    text)."""
+    code = func.__code__
     lines = [n for c in _codes(code) for _, _, n in c.co_lines() if n is not None]
     text = linecache.getlines(code.co_filename)
     return "".join(text[code.co_firstlineno - 1 : max(lines, default=code.co_firstlineno)])
