@@ -34,6 +34,7 @@ import ast
 import contextvars
 import dataclasses
 import enum
+import functools
 import hashlib
 import json
 import linecache
@@ -223,7 +224,10 @@ class _Bodiless(ast.NodeTransformer):
 def _skeleton(path: Path, store: Cache | None) -> str:
     """The digest of a Python file without its functions' bodies (comments and layout
     ignored); of any other file (or one that does not parse), of its bytes."""
-    data = path.read_bytes()
+    try:
+        data = path.read_bytes()
+    except OSError as err:  # no module was loaded from it: nothing else to know about it
+        return f"unreadable {err.strerror}"
     whole = hashlib.sha256(data).hexdigest()
     if path.suffix != ".py":
         return whole
@@ -333,7 +337,10 @@ class Deps:
 
     def digest(self, name: str) -> str | None:
         if name not in self._known:
-            self._known[name] = self._compute(name)
+            try:
+                self._known[name] = self._compute(name)
+            except Exception:  # whatever stops the digest makes the dependency a miss
+                self._known[name] = None
         return self._known[name]
 
     def all(self, names: set[str]) -> dict[str, str] | None:
@@ -472,7 +479,12 @@ class _Tokens:
             return f"{self.of(kind)} {self.of(fields)} {self.of(slots)}"
         if isinstance(value, z3.AstRef | z3.SortRef | z3.FuncDeclRef):
             return f"{kind.__name__} {value.sexpr()}"
-        return f"{kind.__module__}.{kind.__qualname__}"
+        if isinstance(value, functools.partial):
+            return f"partial {self.of(value.func)} {self.of(value.args)} {self.of(value.keywords)}"
+        text = repr(value)  # a compiled pattern, a path, ...: by its repr when it has no address
+        if " at 0x" in text or len(text) > 10_000:
+            return f"{kind.__module__}.{kind.__qualname__}"
+        return f"{kind.__module__}.{kind.__qualname__} {text}"
 
 
 _CLASS_SKIP = {"__dict__", "__weakref__", "__doc__", "__module__", "__slots__"}
