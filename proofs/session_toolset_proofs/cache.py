@@ -1,4 +1,5 @@
-"""Z3 answers cached by the exact text of the query, for the spec author's edit loop.
+"""Z3 answers cached by the exact text of the query, and checks by the functions they ran, for
+the spec author's edit loop.
 
 Every check `prove` asks Z3 goes through `solve.answer`: a fresh solver, the assertions, fixed
 seeds and an rlimit budget.  With a cache active (`session-toolset prove` turns one on unless
@@ -24,8 +25,15 @@ edit may, within the same budget, end otherwise than in a run from scratch - an 
 where that run found an answer, or the reverse, never ``sat`` for ``unsat``.
 ``--no-cache`` always solves from scratch.
 
-Entries are small JSON files, one per query, under ``<dir>/<key[:2]>/<key>.json``, written
-atomically (forked proof jobs write side by side).  A file that cannot be read is a miss.
+Above the answers, a check's rows are kept whole (`report`): under a key of the check and
+`context_key` (what runs at import, the data as loaded, the Z3 and Python versions), with the
+digest of every function that ran to compute them (`Tracer`, `Deps`).  A run reads the rows
+only if every one of those functions is unchanged, so a one-rule edit runs again just the
+checks that ran the rule, and those ask Z3 through the answers above.
+
+Entries are small JSON files, one per query or check, under ``<dir>/<key[:2]>/<key>.json``,
+written atomically (forked proof jobs and concurrent runs write side by side).  A file that
+cannot be read, or holds the wrong shape, is a miss.
 """
 
 from __future__ import annotations
