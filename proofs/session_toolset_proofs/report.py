@@ -680,12 +680,14 @@ def isolated(job: Callable[[], list[Row]], traced: bool = False) -> tuple[list[R
     ``traced`` the functions it ran (`cache.Tracer`)."""
 
     def work(_emit: Emit) -> Any:
-        before = enumeration.mark()
         if not traced:
+            before = enumeration.mark()
             return job(), enumeration.computed_since(before), set()
         with cache.Tracer() as tracer:
+            before = enumeration.mark()
             rows = job()
-        return rows, enumeration.computed_since(before), tracer.names()
+            computed = enumeration.computed_since(before)
+        return rows, computed, tracer.names()
 
     pid, read = _spawn(work)
     with os.fdopen(read, "rb") as inp:
@@ -695,8 +697,12 @@ def isolated(job: Callable[[], list[Row]], traced: bool = False) -> tuple[list[R
     if not messages:
         raise RuntimeError("a proof job's process died without a result")
     rows, computed, ran = _result(*messages[-1])
-    enumeration.merge(computed)
-    return list(rows), set(ran)
+    if not traced:
+        enumeration.merge(computed)
+        return list(rows), set()
+    with cache.Tracer() as tracer:  # what later units read was put there by this code too
+        enumeration.merge(computed)
+    return list(rows), set(ran) | tracer.names()
 
 
 @dataclass
