@@ -674,20 +674,24 @@ def _result(kind: str, value: Any) -> Any:
     return value
 
 
-def isolated(job: Callable[[], list[Row]], traced: bool = False) -> tuple[list[Row], set[str]]:
+def isolated(
+    job: Callable[[], list[Row]], traced: bool = False
+) -> tuple[list[Row], set[str], set[str]]:
     """Run ``job`` in a forked child that runs nothing else and exits after it; its rows, and
-    the concrete results it computed (`enumeration.merge`), come back through a pipe, and with
-    ``traced`` the functions it ran (`cache.Tracer`)."""
+    the concrete results it computed (`enumeration.merge`), come back through a pipe; with
+    ``traced`` also the functions it ran and those that handed its results on (`cache.Tracer`)."""
 
     def work(_emit: Emit) -> Any:
         if not traced:
             before = enumeration.mark()
-            return job(), enumeration.computed_since(before), set()
-        with cache.Tracer() as tracer:
+            return job(), enumeration.computed_since(before), set(), set()
+        with cache.Tracer() as handing:
             before = enumeration.mark()
+        with cache.Tracer() as tracer:
             rows = job()
+        with handing:
             computed = enumeration.computed_since(before)
-        return rows, computed, tracer.names()
+        return rows, computed, tracer.names(), handing.names()
 
     pid, read = _spawn(work)
     with os.fdopen(read, "rb") as inp:
@@ -696,13 +700,13 @@ def isolated(job: Callable[[], list[Row]], traced: bool = False) -> tuple[list[R
     messages = _messages(data)
     if not messages:
         raise RuntimeError("a proof job's process died without a result")
-    rows, computed, ran = _result(*messages[-1])
+    rows, computed, ran, handed = _result(*messages[-1])
     if not traced:
         enumeration.merge(computed)
-        return list(rows), set()
+        return list(rows), set(), set()
     with cache.Tracer() as tracer:  # what later units read was put there by this code too
         enumeration.merge(computed)
-    return list(rows), set(ran) | tracer.names()
+    return list(rows), set(ran), set(handed) | tracer.names()
 
 
 @dataclass
@@ -812,27 +816,39 @@ def _run_group(indices: list[int], emit: Emit) -> None:
     the parent as soon as it finishes, the concrete results of one unit handed on to the next
     (pure functions of their inputs, no Z3 state)."""
     store = cache.ACTIVE
-    ran = set(_LINEAGE)
+    prebuilt: set[str] = set()
     if store is None:
         _prebuild(_WORK[indices[0]].group)
     else:
         with cache.Tracer() as tracer:
             _prebuild(_WORK[indices[0]].group)
-        ran |= tracer.names()
+        prebuilt = tracer.names()
+        if _explores(prebuilt):
+            prebuilt |= _LINEAGE
+    shared = set(_LINEAGE)  # what computed the exploration's memos this process holds
     deps = cache.Deps()
     units: dict[tuple[str, ...], list[int]] = {}
     for i in indices:
         units.setdefault(_unit(_WORK[i], i), []).append(i)
     for members in units.values():
-        rows, own = isolated(functools.partial(_unit_rows, members), store is not None)
-        # a unit reads what the parent, the group's prebuild and every unit before it in this
-        # process computed (`enumeration.merge`): all of it is a dependency of its rows
-        ran |= own
+        rows, own, shipped = isolated(functools.partial(_unit_rows, members), store is not None)
+        # a unit reads the transitions the group's prebuild built, and, if it asks the
+        # exploration anything, what the parent and the units before it in this process put
+        # in its memos (`enumeration.merge`): those are dependencies of its rows too
+        ran = own | prebuilt | (shared if _explores(own) else set())
+        shared |= own | shipped
         key = _UNITS.get(members[0])
         digests = deps.all(ran) if key is not None and store is not None else None
         if store is not None and key is not None and digests is not None:
             _keep(store, key, _rows_doc(rows, members, digests))
         emit([(i, [r for r in rows if r.job == i]) for i in members])
+
+
+def _explores(names: set[str]) -> bool:
+    """Whether code of the exploration (`enumeration`) ran: it alone reads and fills the memos
+    of reachable states and concrete results a process shares (`MEMOS`)."""
+    here = f"file:{enumeration.__file__}"
+    return any(n.startswith(f"{enumeration.__name__}:") or n == here for n in names)
 
 
 def _unit_rows(members: list[int]) -> list[Row]:

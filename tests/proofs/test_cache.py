@@ -143,20 +143,27 @@ def test_what_decides_a_check_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 
 def test_a_check_depends_on_what_the_exploration_ran(tmp_path: Path) -> None:
-    """Every stored check names, besides the functions its own process ran, those the run's
-    parent ran for the shared exploration before forking (it reads their results)."""
-    run(["per-tool-pinned"], PATTERN, store=Cache(tmp_path))
+    """Every stored check that asks the exploration anything (a witness, a counterexample)
+    names, besides the functions its own process ran, those the run's parent ran to explore
+    before forking (it reads their results); a check that asks it nothing (a proof under a
+    profile) does not."""
+    run(["per-tool-pinned", "generation-strict"], PATTERN, store=Cache(tmp_path))
     report._forget()
     with Tracer() as tracer:
         nodes()
     explored = tracer.names()
     assert any(n.startswith("session_toolset_model.enumerate:") for n in explored)
     entries = [e for p in tmp_path.rglob("*.json") for e in _unit_entries(p)]
-    assert len(entries) == len(REVOKE + STALE)  # one per obligation: its every row
+    assert len(entries) == 2 * len(REVOKE + STALE)  # one per obligation and profile
     for entry in entries:
-        assert explored <= set(entry["deps"])
+        deps = set(entry["deps"])
+        if entry["rows"][0]["profile"] == "per-tool-pinned":
+            assert explored <= deps
+        else:
+            assert not explored <= deps and len(entry["rows"]) == 1
+            assert not any(n.startswith("session_toolset_model.enumerate:") for n in deps)
     stale_ran = [STALE_RULE in e["deps"] for e in entries]
-    assert sorted(stale_ran) == [False, False, True, True]
+    assert sorted(stale_ran) == [False] * 4 + [True] * 4
 
 
 def _unit_entries(path: Path) -> list[dict[str, Any]]:
