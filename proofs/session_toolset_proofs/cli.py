@@ -12,7 +12,8 @@ also written as a PROTOCOL.md vector (`vectors`); a vector its own variant would
 does not discriminate) is reported on stderr and fails the run.  ``--hazards`` also checks
 the hazards (`hazards`: what SPEC.md does not promise, each with a minimal trace) and fails the
 run if one is not refuted or proved as expected; ``--emit-hazard-vectors`` writes their vectors.
-Z3's answers are cached by each query's exact text (`cache`) unless ``--no-cache``.
+Each check's rows are cached with the functions that computed them, and Z3's answers by each
+query's exact text (`cache`), unless ``--no-cache``.
 """
 
 from __future__ import annotations
@@ -101,11 +102,11 @@ def _parser() -> argparse.ArgumentParser:
         "--cache-dir",
         type=Path,
         metavar="DIR",
-        help="keep Z3's answers here, keyed by each query's exact text "
-        f"(default: {_home(cache.default_dir())})",
+        help="keep each check's rows here, keyed by the functions it ran, and Z3's answers, "
+        f"keyed by each query's exact text (default: {_home(cache.default_dir())})",
     )
     stored.add_argument(
-        "--no-cache", action="store_true", help="solve every query, read and write no cache"
+        "--no-cache", action="store_true", help="run every check, read and write no cache"
     )
     out = p.add_mutually_exclusive_group()
     out.add_argument(

@@ -23,6 +23,7 @@ from importlib import metadata
 from typing import Any
 from xml.sax.saxutils import escape
 
+from session_toolset_model import conditions as model_conditions
 from session_toolset_model import enumerate as enumeration
 from session_toolset_model import keyword, reachability
 from session_toolset_model.enumerate import nodes
@@ -30,6 +31,7 @@ from session_toolset_model.ops import OPS, outcomes_for
 from session_toolset_model.profiles import DEFAULT, DEFAULT_PROFILE, Variant
 
 from . import agreement, cache, mutants
+from .encode import _GROUND
 from .obligations import (
     EXPECTED_PROFILE_REFUTATIONS,
     FINITE_STATES,
@@ -490,10 +492,14 @@ _UNITS: dict[int, str] = {}
 """The cache key of each isolation unit whose rows a run stores (`unit_key`), by the index of
 its first job; set before the groups fork."""
 
+_LINEAGE: set[str] = set()
+"""The functions the parent of a run with a cache ran before the groups fork (`cache.Tracer`):
+a dependency of every check, which reads what they computed."""
+
 
 def _describe(job: Job) -> str:
-    """What a job is, apart from the code and data (`cache.code_key`): which check of which
-    obligation or op under which variants."""
+    """What a job is, apart from the code and data (`cache.context_key`) and the functions it
+    runs: which check of which obligation or op under which variants."""
     parts = (
         job.group,
         job.ob.name if job.ob is not None else "",
@@ -510,19 +516,21 @@ def _describe(job: Job) -> str:
     return cache.stable(parts)
 
 
-def unit_key(code: str, members: list[Job]) -> str:
-    """The key of an isolation unit's rows: the code and data of the model and the proofs
-    (``code``: `cache.code_key`) and what each of its jobs is.  Its rows are a function of
-    these: the unit runs in a process of its own whose Z3 context and concrete results depend
-    on nothing else (`run`)."""
-    return cache.doc_key("unit", code, *(_describe(j) for j in members))
+def unit_key(context: str, members: list[Job]) -> str:
+    """The key of an isolation unit's rows: what every check depends on (``context``:
+    `cache.context_key`) and what each of its jobs is.  The stored rows also name, with their
+    digests, the functions that ran to compute them (`cache.Deps`); they are read back only if
+    none of those changed.  Its rows are a function of these: the unit runs in a process of its
+    own whose Z3 context and concrete results depend on nothing else (`run`)."""
+    return cache.doc_key("unit", context, *(_describe(j) for j in members))
 
 
 _ROW_FIELDS = ("name", "profile", "kind", "check", "result", "expected", "basis")
 
 
-def _rows_doc(rows: list[Row], members: list[int]) -> dict[str, Any]:
+def _rows_doc(rows: list[Row], members: list[int], deps: dict[str, str]) -> dict[str, Any]:
     return {
+        "deps": deps,
         "rows": [
             {
                 **{f: getattr(r, f) for f in _ROW_FIELDS},
@@ -532,8 +540,27 @@ def _rows_doc(rows: list[Row], members: list[int]) -> dict[str, Any]:
                 "has_vector": _has_cex(r),
             }
             for r in rows
-        ]
+        ],
     }
+
+
+KEPT = 4
+"""Versions of a unit's rows kept under its key, newest first: undoing an edit finds the rows
+of the code as it was."""
+
+
+def _entries(doc: Any) -> list[Any]:
+    entries = doc.get("entries") if isinstance(doc, dict) else None
+    return entries if isinstance(entries, list) else []
+
+
+def _keep(store: cache.Cache, key: str, entry: dict[str, Any]) -> None:
+    """Store ``entry`` (`_rows_doc`) first under ``key``, with the other versions stored there
+    whose functions differ (at most `KEPT` in all).  Two runs storing at once can lose one's
+    version: only a later miss."""
+    old = [e for e in _entries(store.get_doc(key)) if isinstance(e, dict)]
+    rest = [e for e in old if e.get("deps") != entry["deps"]]
+    store.put_doc(key, {"entries": [entry, *rest][:KEPT]})
 
 
 def restore(doc: Any, members: list[int]) -> list[Row] | None:
@@ -648,13 +675,24 @@ def _result(kind: str, value: Any) -> Any:
     return value
 
 
-def isolated(job: Callable[[], list[Row]]) -> list[Row]:
+def isolated(
+    job: Callable[[], list[Row]], traced: bool = False
+) -> tuple[list[Row], set[str], set[str]]:
     """Run ``job`` in a forked child that runs nothing else and exits after it; its rows, and
-    the concrete results it computed (`enumeration.merge`), come back through a pipe."""
+    the concrete results it computed (`enumeration.merge`), come back through a pipe; with
+    ``traced`` also the functions it ran and those that handed its results on (`cache.Tracer`)."""
 
     def work(_emit: Emit) -> Any:
-        before = enumeration.mark()
-        return job(), enumeration.computed_since(before)
+        if not traced:
+            before = enumeration.mark()
+            return job(), enumeration.computed_since(before), set(), set()
+        with cache.Tracer() as handing:
+            before = enumeration.mark()
+        with cache.Tracer() as tracer:
+            rows = job()
+        with handing:
+            computed = enumeration.computed_since(before)
+        return rows, computed, tracer.names(), handing.names()
 
     pid, read = _spawn(work)
     with os.fdopen(read, "rb") as inp:
@@ -663,9 +701,13 @@ def isolated(job: Callable[[], list[Row]]) -> list[Row]:
     messages = _messages(data)
     if not messages:
         raise RuntimeError("a proof job's process died without a result")
-    rows, computed = _result(*messages[-1])
-    enumeration.merge(computed)
-    return list(rows)
+    rows, computed, ran, handed = _result(*messages[-1])
+    if not traced:
+        enumeration.merge(computed)
+        return list(rows), set(), set()
+    with cache.Tracer() as tracer:  # what later units read was put there by this code too
+        enumeration.merge(computed)
+    return list(rows), set(ran), set(handed) | tracer.names()
 
 
 @dataclass
@@ -742,14 +784,23 @@ def _forget() -> None:
     """Empty this process's caches of built transitions and concrete results before a run:
     they were computed from whatever definition was loaded when they were filled (a test may
     have patched it since), and a run must start from the same state every time."""
-    for filled in (
-        steps_cache,
-        reach_cache,
-        enumeration._NODES,
-        enumeration._CANDIDATES,
-        enumeration._RESULTS,
-    ):
+    for filled in MEMOS:
         filled.clear()
+    agreement._extra.cache_clear()
+
+
+MEMOS: tuple[dict[Any, Any], ...] = (
+    steps_cache,
+    reach_cache,
+    enumeration._NODES,
+    enumeration._CANDIDATES,
+    enumeration._RESULTS,
+    _GROUND,
+    model_conditions._SITES,
+    model_conditions._NAMES,
+)
+"""What a process memoizes as a run goes (`_forget` empties them: `cache` digests none)."""
+cache.ephemeral(*MEMOS)
 
 
 def _unit(job: Job, i: int) -> tuple[str, ...]:
@@ -765,16 +816,40 @@ def _run_group(indices: list[int], emit: Emit) -> None:
     else: each isolation unit (`_unit`) in its own forked child (`isolated`), its rows sent to
     the parent as soon as it finishes, the concrete results of one unit handed on to the next
     (pure functions of their inputs, no Z3 state)."""
-    _prebuild(_WORK[indices[0]].group)
+    store = cache.ACTIVE
+    prebuilt: set[str] = set()
+    if store is None:
+        _prebuild(_WORK[indices[0]].group)
+    else:
+        with cache.Tracer() as tracer:
+            _prebuild(_WORK[indices[0]].group)
+        prebuilt = tracer.names()
+        if _explores(prebuilt):
+            prebuilt |= _LINEAGE
+    shared = set(_LINEAGE)  # what computed the exploration's memos this process holds
+    deps = cache.Deps()
     units: dict[tuple[str, ...], list[int]] = {}
     for i in indices:
         units.setdefault(_unit(_WORK[i], i), []).append(i)
     for members in units.values():
-        rows = isolated(functools.partial(_unit_rows, members))
+        rows, own, shipped = isolated(functools.partial(_unit_rows, members), store is not None)
+        # a unit reads the transitions the group's prebuild built, and, if it asks the
+        # exploration anything, what the parent and the units before it in this process put
+        # in its memos (`enumeration.merge`): those are dependencies of its rows too
+        ran = own | prebuilt | (shared if _explores(own) else set())
+        shared |= own | shipped
         key = _UNITS.get(members[0])
-        if key is not None and cache.ACTIVE is not None:
-            cache.ACTIVE.put_doc(key, _rows_doc(rows, members))
+        digests = deps.all(ran) if key is not None and store is not None else None
+        if store is not None and key is not None and digests is not None:
+            _keep(store, key, _rows_doc(rows, members, digests))
         emit([(i, [r for r in rows if r.job == i]) for i in members])
+
+
+def _explores(names: set[str]) -> bool:
+    """Whether code of the exploration (`enumeration`) ran: it alone reads and fills the memos
+    of reachable states and concrete results a process shares (`MEMOS`)."""
+    here = f"file:{enumeration.__file__}"
+    return any(n.startswith(f"{enumeration.__name__}:") or n == here for n in names)
 
 
 def _unit_rows(members: list[int]) -> list[Row]:
@@ -811,7 +886,7 @@ def run(
     balance the load.  The rows come back in report order; ``tally``, when given, holds them as
     they finish (what a run stopped midway got through).  With ``store`` every Z3 check is
     first looked up there by its exact query text (`cache`)."""
-    global _WORK, _UNITS
+    global _WORK, _UNITS, _LINEAGE
     work = jobs(profile_names, pattern)
     tally = Tally() if tally is None else tally
     tally.total = sum(j.rows for j in work)
@@ -823,15 +898,20 @@ def run(
         if i not in tally.finished:
             groups.setdefault(j.group, []).append(i)
     order = sorted(groups.values(), key=lambda g: (-sum(work[i].weight for i in g), g[0]))
-    if order:
-        nodes()  # the shared exploration, computed before any fork
-    _WORK, _UNITS = work, keys
+    lineage: set[str] = set()
+    if order and store is not None:
+        with cache.Tracer() as tracer:
+            nodes()  # the shared exploration, computed before any fork
+        lineage = tracer.names()
+    elif order:
+        nodes()
+    _WORK, _UNITS, _LINEAGE = work, keys, lineage
     cache.ACTIVE = store
     gc.freeze()  # fewer copy-on-write pages in the forks
     try:
         _run_all(order, max(1, workers), tally)
     finally:
-        _WORK, _UNITS = [], {}
+        _WORK, _UNITS, _LINEAGE = [], {}, set()
         cache.ACTIVE = None
         gc.unfreeze()
     return tally.report(cached=store is not None)
@@ -839,20 +919,25 @@ def run(
 
 def _restore(work: list[Job], store: cache.Cache | None, tally: Tally) -> dict[int, str]:
     """Put into ``tally`` the rows of every isolation unit stored in ``store`` under its
-    `unit_key`; returns the keys of the others (by their first job's index), under which they
-    are stored once run.  Called with this process's caches of built transitions and concrete
-    results empty (`_forget`), which `cache.code_key` relies on."""
+    `unit_key` whose functions are all unchanged (`cache.Deps`); returns the keys of the others
+    (by their first job's index), under which they are stored once run.  Called with this
+    process's memos empty (`_forget`), which `cache.context_key` relies on."""
     if store is None:
         return {}
-    code = cache.code_key()
+    context = cache.context_key(store)
+    deps = cache.Deps()
     units: dict[tuple[str, ...], list[int]] = {}
     for i, j in enumerate(work):
         units.setdefault(_unit(j, i), []).append(i)
     missing: dict[int, str] = {}
     restored: list[tuple[int, list[Row]]] = []
     for members in units.values():
-        key = unit_key(code, [work[i] for i in members])
-        rows = restore(store.get_doc(key), members)
+        key = unit_key(context, [work[i] for i in members])
+        rows = None
+        for entry in _entries(store.get_doc(key)):
+            if isinstance(entry, dict) and deps.current(entry.get("deps")):
+                rows = restore(entry, members)
+                break
         if rows is None:
             missing[members[0]] = key
         else:
