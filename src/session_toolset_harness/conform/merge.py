@@ -5,10 +5,11 @@ The merged run passes only when every report passed and every shard ``1..N`` of 
 there.  A shard missing, like a report that stopped early, leaves the merged run incomplete
 (verdict ``incomplete``, ``complete: false``, exit status 1: a shard job that wrote no report
 failed).  A report given twice, a shard in two reports, a vector run by two reports (overlapping
-shards would count it twice), unreadable or foreign files are usage errors (`MergeError`, exit
-status 2): the merge was asked to count something twice, and has no verdict to give.  The
-merged results are rebuilt as one `RunResult` (`merged_run`), so ``--json``, ``--junit`` and
-``--summary`` write the same reports for a merged run as for a single one.
+shards would count it twice), unreadable files or files that are not a conform report
+(``conform-report.schema.json``) are usage errors (`MergeError`, exit status 2): the merge was
+asked to count something twice, and has no verdict to give.  The merged results are rebuilt as
+one `RunResult` (`merged_run`), so ``--json``, ``--junit`` and ``--summary`` write the same
+reports for a merged run as for a single one.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 from typing import Any
 
-from session_toolset_harness.conform import coverage
 from session_toolset_harness.conform.results import (
     Hit,
     RunResult,
@@ -28,7 +28,7 @@ from session_toolset_harness.conform.results import (
 )
 
 PROG = "session-toolset conform"
-FORMAT = "session-toolset conform report"
+Reports = Sequence[tuple[Path, dict[str, Any]]]
 
 
 class MergeError(ValueError):
@@ -36,29 +36,21 @@ class MergeError(ValueError):
 
 
 def read(path: Path) -> dict[str, Any]:
+    """The report at ``path``, checked against ``conform-report.schema.json``."""
+    from session_toolset_harness.conform.schemas import validate_report
+
     try:
         value = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise MergeError(f"cannot read {path}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise MergeError(f"{path} is not JSON: {exc}") from None
-    if not isinstance(value, dict) or value.get("format") != FORMAT:
-        raise MergeError(f"{path} is not a conform report (written by conform --json)")
-    vectors = value.get("vectors")
-    shard = value.get("shard", [1, 1])
-    if not isinstance(vectors, list) or not all(
-        isinstance(v, dict) and isinstance(v.get("id"), str) and isinstance(v.get("status"), str)
-        for v in vectors
-    ):
-        raise MergeError(f"{path}: malformed report (vectors)")
-    if not (
-        isinstance(shard, list)
-        and len(shard) == 2
-        and all(isinstance(x, int) for x in shard)
-        and 1 <= shard[0] <= shard[1]
-    ):
-        raise MergeError(f"{path}: malformed report (shard)")
-    return value
+    problems = validate_report("conform-report", value)
+    if problems:
+        raise MergeError(
+            f"{path} is not a conform report (written by conform --json): {problems[0]}"
+        )
+    return dict(value)
 
 
 def _shard(report: dict[str, Any]) -> Hashable:
@@ -66,8 +58,7 @@ def _shard(report: dict[str, Any]) -> Hashable:
 
 
 def given_twice(
-    reports: Sequence[tuple[Path, dict[str, Any]]],
-    shard_of: Callable[[dict[str, Any]], Hashable] = _shard,
+    reports: Reports, shard_of: Callable[[dict[str, Any]], Hashable] = _shard
 ) -> str | None:
     """A file given twice, or one shard in two reports (None when neither): ``shard_of`` is what
     makes two reports the same shard (``explore`` adds its plan to ``--shard K/N``)."""
@@ -84,7 +75,7 @@ def given_twice(
     return None
 
 
-def repeated(reports: Sequence[tuple[Path, dict[str, Any]]]) -> str | None:
+def repeated(reports: Reports) -> str | None:
     """Why the reports cannot be merged without counting something twice (None when they can):
     a file given twice, a shard in two reports (`given_twice`), vectors in two reports."""
     twice_given = given_twice(reports)
@@ -107,13 +98,13 @@ def repeated(reports: Sequence[tuple[Path, dict[str, Any]]]) -> str | None:
     return None
 
 
-def incomplete(reports: Sequence[tuple[Path, dict[str, Any]]]) -> str | None:
+def incomplete(reports: Reports) -> str | None:
     """Why the merged run does not cover the whole run (None when it does): a report that
     stopped early, shards missing."""
     found = [f"{path}: {report['stopped']}" for path, report in reports if report.get("stopped")]
     shards: dict[int, set[int]] = {}
     for _, report in reports:
-        k, n = report.get("shard", [1, 1])
+        k, n = report["shard"]
         shards.setdefault(n, set()).add(k)
     for n, present in sorted(shards.items()):
         missing = [f"{k}/{n}" for k in range(1, n + 1) if k not in present]
@@ -122,52 +113,41 @@ def incomplete(reports: Sequence[tuple[Path, dict[str, Any]]]) -> str | None:
     return "; ".join(found) or None
 
 
-def _failure(value: object) -> StepFailure | None:
-    if not isinstance(value, dict):
-        return None
-    return StepFailure(
-        index=int(value.get("step", 0)),
-        request=value.get("request"),
-        expected=value.get("expected"),
-        reply=value.get("reply"),
-        path=value.get("path"),
-        message=str(value.get("message", "")),
-        raw_reply=value.get("raw_reply"),
-        stderr_tail=str(value.get("stderr_tail") or ""),
-    )
-
-
 def _result(vector: dict[str, Any]) -> VectorResult:
-    try:
-        status = Status(vector["status"])
-    except ValueError:
-        raise MergeError(f"unknown vector status {vector['status']!r}") from None
+    """A vector of a report (`jsonreport`) as the result it was written from."""
+    failure = vector["failure"]
     return VectorResult(
         id=vector["id"],
-        path=str(vector.get("path", "")),
-        status=status,
-        seconds=float(vector.get("seconds", 0.0)),
-        reason=str(vector.get("reason") or ""),
-        failure=_failure(vector.get("failure")),
-        hits=tuple(Hit(str(op), str(outcome)) for op, outcome in vector.get("hits", [])),
-        steps_run=int(vector.get("steps_run", 0)),
+        path=vector["path"],
+        status=Status(vector["status"]),
+        seconds=float(vector["seconds"]),
+        reason=vector["reason"],
+        failure=None
+        if failure is None
+        else StepFailure(
+            failure["step"],
+            *(failure[key] for key in ("request", "expected", "reply", "path", "message")),
+            *(failure[key] for key in ("raw_reply", "stderr_tail")),
+        ),
+        hits=tuple(Hit(str(op), str(outcome)) for op, outcome in vector["hits"]),
+        steps_run=vector["steps_run"],
     )
 
 
-def merged_run(reports: Sequence[tuple[Path, dict[str, Any]]]) -> RunResult:
+def merged_run(reports: Reports) -> RunResult:
     """Every report's vectors as one run; a report's adapter problems become the run's, and a
     report that stopped early or a shard missing leaves the run incomplete (`incomplete`), so
     they fail the merged verdict in every report written from it."""
-    adapters = {tuple(str(a) for a in report.get("adapter", [])) for _, report in reports}
+    adapters = {tuple(report["adapter"]) for _, report in reports}
     adapter = adapters.pop() if len(adapters) == 1 else ("(several adapters)",)
     return RunResult(
         adapter=adapter,
         results=tuple(_result(v) for _, report in reports for v in report["vectors"]),
-        seconds=sum(float(report.get("seconds", 0.0)) for _, report in reports),
+        seconds=sum(float(report["seconds"]) for _, report in reports),
         adapter_problems=tuple(
             f"{path}: {problem}"
             for path, report in reports
-            for problem in report.get("adapter_problems", [])
+            for problem in report["adapter_problems"]
         ),
         stopped=incomplete(reports),
     )
@@ -177,59 +157,37 @@ def read_all(paths: Sequence[Path]) -> tuple[list[tuple[Path, dict[str, Any]]], 
     """The reports and their merged run; `MergeError` for a file that is not a conform report,
     or reports that would count something twice (`repeated`)."""
     reports = [(path, read(path)) for path in paths]
-    try:
-        twice = repeated(reports)
-        if twice is not None:
-            raise MergeError(twice)
-        return reports, merged_run(reports)
-    except MergeError:
-        raise
-    except (TypeError, ValueError, KeyError) as exc:
-        raise MergeError(f"malformed report ({type(exc).__name__}: {exc})") from None
+    twice = repeated(reports)
+    if twice is not None:
+        raise MergeError(twice)
+    return reports, merged_run(reports)
 
 
-def main(
-    reports: Sequence[tuple[Path, dict[str, Any]]],
-    run: RunResult,
-    *,
-    show_coverage: bool,
-    require_full: bool,
-) -> int:
-    """Print the merged summary; 0 when everything passed, 1 otherwise."""
+def print_failures(reports: Reports, run: RunResult) -> None:
+    """Each failed or errored vector with the report it is in, then the adapter problems."""
     for path, report in reports:
         for vector in report["vectors"]:
             if vector["status"] in (Status.FAILED.value, Status.ERRORED.value):
-                print(
-                    f"{vector['status'].upper()} {vector['id']}  ({path}): {vector.get('reason')}"
-                )
+                print(f"{vector['status'].upper()} {vector['id']}  ({path}): {vector['reason']}")
     for problem in run.adapter_problems:
         print(f"{PROG}: --merge: {problem}")
-    status = 0
-    if show_coverage:
-        found = coverage.compute(r.hits for r in run.results)
-        print(coverage.render(found), end="")
-        if require_full and found.missing():
-            print(f"{PROG}: {len(found.missing())} reachable error codes are covered by no vector")
-            status = 1
+
+
+def summary_line(merged: int, run: RunResult, coverage_status: int) -> str:
+    """The merged run's summary line, saying what fails it (the exit status is then 1)."""
     counts = run.counts()
-    merged = f"{len(reports)} report{'s' if len(reports) != 1 else ''} merged"
     line = (
         f"{counts[Status.PASSED]} passed, {counts[Status.FAILED]} failed, "
-        f"{counts[Status.SKIPPED]} skipped, {counts[Status.ERRORED]} errored ({merged})"
+        f"{counts[Status.SKIPPED]} skipped, {counts[Status.ERRORED]} errored "
+        f"({merged} report{'s' if merged != 1 else ''} merged)"
     )
-    failed = not run.ok or status
-    print(line if not failed else f"{line}: {_why(run)}")
-    return 1 if failed else 0
-
-
-def _why(run: RunResult) -> str:
-    """What fails a merged run, for its summary line (the exit status is 1)."""
+    if run.ok and not coverage_status:
+        return line
     if run.stopped is not None:  # as the merged reports' verdict: incomplete before failed
-        return f"INCOMPLETE ({run.stopped})"
-    counts = run.counts()
+        return f"{line}: INCOMPLETE ({run.stopped})"
     if counts[Status.FAILED] or counts[Status.ERRORED]:
-        return "FAILED"
+        return f"{line}: FAILED"
     if run.adapter_problems:
         more = len(run.adapter_problems) - 1
-        return f"FAILED ({run.adapter_problems[0]}{f' and {more} more' if more else ''})"
-    return "FAILED (reachable error codes covered by no vector)"  # --require-full-coverage
+        return f"{line}: FAILED ({run.adapter_problems[0]}{f' and {more} more' if more else ''})"
+    return f"{line}: FAILED (reachable error codes covered by no vector)"  # --require-full-coverage

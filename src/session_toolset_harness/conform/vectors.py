@@ -96,6 +96,10 @@ class Vector:
     steps: tuple[Step, ...]
     path: Path
 
+    @property
+    def display_id(self) -> str:
+        return self.id
+
 
 @dataclass(frozen=True)
 class LoadProblem:
