@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -63,14 +63,7 @@ class IndependentReport:
         ] + [f"unreadable vector: {e}" for e in self.errors]
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "vectors": self.vectors,
-            "steps": self.steps,
-            "open": self.open,
-            "disagreements": [d.__dict__ for d in self.disagreements],
-            "errors": self.errors,
-        }
+        return {"ok": self.ok, **asdict(self)}
 
 
 def corpus_dir() -> Path:
@@ -86,7 +79,8 @@ def independent_files(directory: Path) -> list[Path]:
     ]
 
 
-def _reply(world: World, step: dict[str, Any]) -> dict[str, Any]:
+def reply(world: World, step: dict[str, Any]) -> dict[str, Any]:
+    """The expected world's reply to one vector step (``send``, ``send_line`` or ``send_hex``)."""
     if "send_line" in step:
         return world.handle_line(str(step["send_line"]).encode("utf-8"))
     if "send_hex" in step:
@@ -99,12 +93,12 @@ def replay_document(doc: dict[str, Any], world: World, report: IndependentReport
     report.vectors += 1
     for index, step in enumerate(doc["steps"]):
         try:
-            reply = _reply(world, step)
+            answer = reply(world, step)
         except OutOfScope as why:
             report.open.append(f"{vector_id} step {index}: {why}")
             return
         report.steps += 1
-        found = first_difference(step["expect"], reply)
+        found = first_difference(step["expect"], answer)
         if found is not None:
             report.disagreements.append(
                 Disagreement(vector_id, index, f"{found.path}: {found.message}")
@@ -136,17 +130,3 @@ def replay(
         if stop_at_first and report.disagreements:
             break
     return report
-
-
-def run(quiet: bool = False) -> tuple[int, IndependentReport]:
-    """The `check` stage: print the summary line (and each disagreement); exit status 0/1."""
-    report = replay()
-    for d in report.disagreements:
-        print(f"  model disagrees: {d.vector_id} step {d.step}: {d.detail}")
-    for error in report.errors:
-        print(f"  unreadable vector: {error}")
-    if not quiet:
-        for item in report.open:
-            print(f"  open: {item}")
-    print(report.line(), flush=True)
-    return (0 if report.ok else 1), report

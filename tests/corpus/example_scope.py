@@ -22,9 +22,9 @@ from typing import Any, Final
 
 from session_toolset.json_value import JsonInputError, parse_json
 from session_toolset_harness.conform import skips
+from session_toolset_harness.conform.schemas import request_ops
 from session_toolset_harness.conform.vectors import documents as vector_files
 from session_toolset_harness.corpus.build import DEFAULT_OUT
-from session_toolset_harness.corpus.codes import OPS
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 SKIP_FILE: Final = skips.PACKAGED["skeleton"]
@@ -68,7 +68,7 @@ def needed_op(step: Mapping[str, object]) -> str | None:
     if not isinstance(request, dict):
         return None  # malformed or not an object: Protocol for every implementation
     op = request.get("op")
-    if isinstance(op, str) and op in OPS and op not in EXAMPLE_OPS:
+    if isinstance(op, str) and op in request_ops() and op not in EXAMPLE_OPS:
         return op
     return None  # a skeleton op, or an unknown op (Protocol everywhere)
 

@@ -18,12 +18,13 @@ import pytest
 from session_toolset import errors
 from session_toolset.adapter import World, handle_line
 from session_toolset.adapter.ops import HANDLERS
-from session_toolset_harness.conform import compact
+from session_toolset_harness.conform import codes, compact
 from session_toolset_harness.conform.checks import op_of
 from session_toolset_harness.conform.cli import main as conform_main
+from session_toolset_harness.conform.schemas import request_ops
 from session_toolset_harness.conform.vectors import documents as vector_documents
 from session_toolset_harness.conform.vectors import read_send
-from session_toolset_harness.corpus import build, codes, derived
+from session_toolset_harness.corpus import build, derived
 from session_toolset_harness.corpus.__main__ import main as corpus_main
 from session_toolset_harness.corpus.build import (
     DEFAULT_OUT,
@@ -286,21 +287,21 @@ def _implementation_codes() -> set[str]:
 
 
 def test_code_lists_agree() -> None:
-    assert set(codes.ALL_CODES) == _implementation_codes()
+    assert set(codes.KNOWN_CODES) == _implementation_codes()
 
 
 def test_every_reachable_code_is_hit() -> None:
     _, hit = _hits()
-    missing = [c for c in codes.REACHABLE if c not in hit]
+    missing = [c for c in codes.REACHABLE_CODES if c not in hit]
     assert missing == []
     assert not hit & set(codes.UNREACHABLE)
-    assert hit <= set(codes.ALL_CODES)
+    assert hit <= set(codes.KNOWN_CODES)
 
 
 def test_every_op_is_sent() -> None:
     sent, _ = _hits()
-    assert set(codes.OPS) == set(HANDLERS)
-    assert set(codes.OPS) <= sent
+    assert set(request_ops()) == set(HANDLERS)
+    assert set(request_ops()) <= sent
 
 
 def test_runner_sees_full_coverage(capsys: pytest.CaptureFixture[str]) -> None:

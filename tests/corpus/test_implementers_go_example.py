@@ -22,8 +22,8 @@ import pytest
 from corpus.example_scope import EXAMPLE_OPS, ROOT, step_vectors
 from session_toolset.adapter import World, handle_line
 from session_toolset_harness.conform.cli import main as conform_main
+from session_toolset_harness.conform.schemas import request_ops
 from session_toolset_harness.corpus.build import DEFAULT_OUT
-from session_toolset_harness.corpus.codes import OPS
 
 SKELETON: Final = ROOT / "docs" / "examples" / "adapter-skeleton.go"
 DIGEST_JSON: Final = DEFAULT_OUT.parent / "reference" / "digest.json"
@@ -64,7 +64,7 @@ def test_the_skeletons_op_lists_match_protocol_md() -> None:
     not_implemented = set(re.findall(r'"([a-z_]+)": true', block.group(1)))
     handled = set(re.findall(r'case "([a-z_]+)":', source))
     assert handled == EXAMPLE_OPS
-    assert not_implemented == set(OPS) - EXAMPLE_OPS
+    assert not_implemented == set(request_ops()) - EXAMPLE_OPS
 
 
 @needs_go

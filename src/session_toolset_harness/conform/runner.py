@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from session_toolset_harness.conform import checks, pipeline, schemas, select, skips
+from session_toolset_harness.conform import checks, schemas, select, skips
 from session_toolset_harness.conform.client import (
     AdapterProcess,
     ExchangeError,
@@ -40,7 +40,7 @@ from session_toolset_harness.conform.results import (
 from session_toolset_harness.conform.vectors import LoadProblem, Step, Vector
 from session_toolset_harness.interrupt import Interrupted
 
-SYNC_PROBE = pipeline.SYNC_PROBE
+SYNC_PROBE: dict[str, object] = {"op": "hello"}
 MAX_FAILURES = 5
 """Consecutive vectors ending in an adapter failure after which a run stops (``--max-failures``)."""
 EXTRA_LINES_READ = 16
@@ -179,9 +179,7 @@ class Runner:
         adapter = self._adapter()
         hits: list[Hit] = []
         status, failure = Status.PASSED, None
-        # Pipelined: a vector's expectations are fixed in advance, so every step and the sync
-        # probe are written at once and the replies read back in order (conform/pipeline.py).
-        answers = pipeline.replies(adapter, [s.send for s in vector.steps], self._options.timeout)
+        answers = _replies(adapter, [s.send for s in vector.steps], self._options.timeout)
         for index, step in enumerate(vector.steps):
             answer = next(answers)
             if isinstance(answer, ExchangeError):
@@ -280,6 +278,22 @@ class Runner:
             raw,
             adapter.stderr_text(),
         )
+
+
+def _replies(
+    adapter: AdapterProcess, requests: Sequence[object], timeout: float
+) -> Iterator[Reply | ExchangeError]:
+    """The reply to each of ``requests`` and then to the sync probe, in order, all written
+    before any reply is read: a vector's expectations are fixed before it runs, and PROTOCOL.md
+    guarantees one reply line per request line, in order.  Each reply is still waited for with
+    the timeout, counted from the previous reply; after the first `ExchangeError` every further
+    item is that same error (the process is unusable)."""
+    last: ExchangeError | None = None
+    for answer in adapter.exchange_pipelined([*requests, SYNC_PROBE], timeout):
+        last = answer if isinstance(answer, ExchangeError) else None
+        yield answer
+    while last is not None:
+        yield last
 
 
 def _adapter_failure(result: VectorResult) -> bool:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from session_toolset_model.conditions import ConditionTable, RecordingAlgebra
 from session_toolset_model.ops import OPS, outcomes_for
@@ -34,6 +34,7 @@ from session_toolset_model.profiles import DEFAULT
 from session_toolset_model.reachability import UNREACHABLE
 from session_toolset_model.world import OutOfScope, World
 
+from .. import independent
 from ..conform import compact
 
 _GATE = "gate.authorize: "
@@ -119,16 +120,6 @@ class Coverage:
     table: ConditionTable = field(default_factory=ConditionTable)
 
 
-def _step(world: World, step: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    if "send_line" in step:
-        return "send_line", world.handle_line(str(step["send_line"]).encode("utf-8"))
-    if "send_hex" in step:
-        return "send_line", world.handle_line(bytes.fromhex(str(step["send_hex"])))
-    send = step["send"]
-    op = send.get("op") if isinstance(send, dict) else None
-    return (op if isinstance(op, str) else "send_line"), world.handle(send)
-
-
 def measure(directory: Path) -> Coverage:
     """Replay every vector file under ``directory`` (each in a fresh recording world) and
     collect what it reaches; a step whose answer SPEC.md leaves open ends its vector."""
@@ -146,10 +137,13 @@ def measure_file(path: Path, cov: Coverage | None = None) -> Coverage:
         doc = compact.expand(doc)
     world = World(alg=RecordingAlgebra(cov.table))
     for step in doc["steps"]:
+        send = step.get("send")
+        op = send.get("op") if isinstance(send, dict) else None
         try:
-            op, reply = _step(world, step)
+            reply = independent.reply(world, step)
         except OutOfScope:
             break
+        op = op if isinstance(op, str) else "send_line"
         cov.pairs.add((op, "ok" if reply.get("ok") else str(reply.get("error"))))
     return cov
 
