@@ -34,8 +34,8 @@ from session_toolset_harness.conform.pipes import (
     MAX_REPLY_BYTES,
     Eof,
     Item,
+    SelectPipes,
     TooLong,
-    open_transport,
 )
 
 STDERR_TAIL_BYTES: Final = 4096
@@ -117,8 +117,7 @@ class _GroupPopen(subprocess.Popen[bytes]):
 class AdapterProcess:
     """A running adapter. Not thread-safe: one runner drives one process."""
 
-    def __init__(self, argv: Sequence[str], *, threads: bool = False) -> None:
-        """``threads``: move bytes in threads even where the pipes can be selected (`pipes`)."""
+    def __init__(self, argv: Sequence[str]) -> None:
         try:
             self._proc = _GroupPopen(
                 list(argv),
@@ -133,7 +132,7 @@ class AdapterProcess:
         self.stderr = StderrTail()
         assert self._proc.stdout is not None and self._proc.stderr is not None
         assert self._proc.stdin is not None
-        self._pipes = open_transport(self._proc.stdin, self._proc.stdout, threads=threads)
+        self._pipes = SelectPipes(self._proc.stdin, self._proc.stdout)
         self._stderr_thread = threading.Thread(
             target=_pump_stderr, args=(self._proc.stderr, self.stderr), daemon=True
         )
@@ -272,7 +271,7 @@ class AdapterProcess:
         """The exit status within ``timeout`` seconds, reading (and dropping) what the adapter
         still writes to stdout meanwhile: replies nobody read, lines written after EOF.  An
         adapter blocked on a full stdout pipe never exits, and only a read frees it (the
-        select transport reads only when asked; the threads one reads anyway)."""
+        transport reads only when asked)."""
         deadline = time.monotonic() + timeout
         while (status := self._proc.poll()) is None:
             left = deadline - time.monotonic()

@@ -1,7 +1,7 @@
-"""The two pipes to an adapter's stdin and stdout, as one duplex byte transport.
+"""The two pipes to an adapter's stdin and stdout, as one duplex byte transport (POSIX).
 
-`AdapterProcess` writes request bytes and takes reply lines through one of two transports with
-the same contract:
+`AdapterProcess` writes request bytes and takes reply lines through `SelectPipes`, which works in
+the caller's thread with non-blocking file descriptors and a selector:
 
 * ``send(data)`` never blocks, whatever the adapter does (it may have stopped reading);
 * ``take(timeout)`` returns the next reply line (bytes, newline-terminated), or a sticky
@@ -12,26 +12,18 @@ the same contract:
   the adapter's stdin (the protocol's EOF); False if the queue could not be written;
 * ``shut()`` closes our ends once the process is gone.
 
-`SelectPipes` (POSIX) does all of this in the caller's thread with non-blocking file
-descriptors and a selector.  `ThreadPipes` (everywhere else: Windows cannot select on pipes)
-moves bytes in two daemon threads.  The select transport exists because the threads slowed a
-pipelined explorer: every burst of replies woke the reader thread, which then had to take the
-interpreter lock from the caller, and every flush woke the writer.  Against the reference
-adapter the select transport runs 1.13x-1.22x the steps/s of the threads
-(`benchmarks/bench_explore.py`, its "thread transport" row).
+No threads: a reader thread woke at every burst of replies and had to take the interpreter lock
+from the caller, which slowed a pipelined explorer.
 """
 
 from __future__ import annotations
 
 import collections
 import contextlib
-import io
 import os
-import queue
 import selectors
-import threading
 import time
-from typing import IO, Final, Protocol
+from typing import IO, Final
 
 READ_BUFFER_BYTES: Final = 64 * 1024
 MAX_REPLY_BYTES: Final = 16 * 1024 * 1024
@@ -46,16 +38,6 @@ class TooLong:
 
 
 Item = bytes | Eof | TooLong
-
-
-class Transport(Protocol):
-    def send(self, data: bytes) -> None: ...
-
-    def take(self, timeout: float) -> Item | None: ...
-
-    def close_input(self, grace: float) -> bool: ...
-
-    def shut(self) -> None: ...
 
 
 class _LineSplitter:
@@ -120,7 +102,7 @@ class _Ready:
 
 
 class SelectPipes:
-    """Non-blocking pipes driven from the caller's thread (POSIX)."""
+    """Non-blocking pipes driven from the caller's thread."""
 
     def __init__(self, stdin: IO[bytes], stdout: IO[bytes]) -> None:
         self._stdin: IO[bytes] | None = stdin
@@ -232,97 +214,3 @@ class SelectPipes:
             self._stdout = None
             self._ready.extend(self._lines.feed(b""))  # what was read, then the end
         self._selector.close()
-
-
-class ThreadPipes:
-    """The same transport with one daemon thread per pipe (where pipes cannot be selected)."""
-
-    def __init__(self, stdin: IO[bytes], stdout: IO[bytes]) -> None:
-        # A buffered reader: ``read1`` returns what one system call brought.
-        stdout = io.BufferedReader(stdout, READ_BUFFER_BYTES)  # type: ignore[type-var]
-        self._items: queue.Queue[list[Item]] = queue.Queue()
-        self._ready = _Ready()
-        self._requests: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-        self._open = True
-        self._written = threading.Event()
-        self._reader = threading.Thread(target=self._pump_stdout, args=(stdout,), daemon=True)
-        self._writer = threading.Thread(target=self._pump_stdin, args=(stdin,), daemon=True)
-        self._reader.start()
-        self._writer.start()
-
-    def _pump_stdout(self, stream: IO[bytes]) -> None:
-        # Only this thread closes the stream: closing it from the caller while a read is in
-        # flight lets the fd number be reused by the next adapter's pipe and bytes get stolen.
-        lines = _LineSplitter()
-        try:
-            while not lines.ended:
-                try:
-                    chunk = stream.read1(READ_BUFFER_BYTES)  # type: ignore[attr-defined]
-                except (OSError, ValueError):
-                    chunk = b""
-                items = lines.feed(chunk)
-                if items:  # one hand-over per chunk, not per line
-                    self._items.put(items)
-        finally:
-            with contextlib.suppress(OSError):
-                stream.close()
-
-    def _pump_stdin(self, stream: IO[bytes]) -> None:
-        # Only this thread writes to or closes stdin (``None`` asks it to close): a write
-        # blocked on a full pipe then never holds up the caller.
-        try:
-            while True:
-                chunk = self._requests.get()
-                if chunk is None:
-                    break
-                parts = [chunk]
-                while True:  # coalesce whatever else is queued into one write
-                    try:
-                        more = self._requests.get_nowait()
-                    except queue.Empty:
-                        break
-                    if more is None:
-                        self._requests.put(None)
-                        break
-                    parts.append(more)
-                stream.write(b"".join(parts))
-                stream.flush()
-        except (OSError, ValueError):
-            pass  # the adapter is gone; the reader sees EOF and reports the crash
-        finally:
-            self._written.set()
-            with contextlib.suppress(OSError, ValueError):
-                stream.close()
-
-    def send(self, data: bytes) -> None:
-        if self._open:
-            self._requests.put(data)
-
-    def take(self, timeout: float) -> Item | None:
-        item = self._ready.pop()
-        if item is not None:
-            return item
-        try:
-            chunk = self._items.get(timeout=timeout) if timeout else self._items.get_nowait()
-        except queue.Empty:
-            return None
-        self._ready.extend(chunk)
-        return self._ready.pop()
-
-    def close_input(self, grace: float) -> bool:
-        if self._open:
-            self._open = False
-            self._requests.put(None)
-        return self._written.wait(grace)
-
-    def shut(self) -> None:
-        self.close_input(0)
-        self._writer.join(timeout=1.0)
-        self._reader.join(timeout=1.0)
-
-
-def open_transport(stdin: IO[bytes], stdout: IO[bytes], *, threads: bool = False) -> Transport:
-    """The select transport where pipes can be selected (POSIX), else (or asked) threads."""
-    if threads or os.name != "posix":
-        return ThreadPipes(stdin, stdout)
-    return SelectPipes(stdin, stdout)
