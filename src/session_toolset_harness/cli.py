@@ -13,6 +13,7 @@ same envelope (`envelope`).
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Callable, Sequence
 from typing import BinaryIO, TextIO, cast
@@ -82,10 +83,14 @@ def _adapter(argv: list[str]) -> int:
         return serve(cast(BinaryIO, lines), cast(TextIO, replies), sys.stderr)
 
 
-def _check(argv: list[str]) -> int:
-    from .check import main as check_main
+def _lazy(module: str) -> Callable[[list[str]], int]:
+    """The ``main`` of ``module`` (relative to this package), imported when first called."""
 
-    return check_main(argv)
+    def command(argv: list[str]) -> int:
+        run: Callable[[list[str]], int] = importlib.import_module(module, __package__).main
+        return run(argv)
+
+    return command
 
 
 def _prove(argv: list[str]) -> int:
@@ -102,31 +107,13 @@ def _prove(argv: list[str]) -> int:
         return prove_main(argv, independent=replay, progress=progress)
 
 
-def _conform(argv: list[str]) -> int:
-    from .conform.cli import main as conform_main
-
-    return conform_main(argv)
-
-
-def _explore(argv: list[str]) -> int:
-    from .explore.cli import main as explore_main
-
-    return explore_main(argv)
-
-
-def _trace(argv: list[str]) -> int:
-    from .trace.cli import main as trace_main
-
-    return trace_main(argv)
-
-
 COMMANDS: dict[str, Callable[[list[str]], int]] = {
     "adapter": _adapter,
-    "check": _check,
+    "check": _lazy(".check"),
     "prove": _prove,
-    "conform": _conform,
-    "explore": _explore,
-    "trace": _trace,
+    "conform": _lazy(".conform.cli"),
+    "explore": _lazy(".explore.cli"),
+    "trace": _lazy(".trace.cli"),
 }
 
 
