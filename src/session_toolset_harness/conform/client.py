@@ -1,14 +1,10 @@
 """The protocol client: one adapter child process, one request line, exactly one reply line.
 
-Every reply is waited for with a timeout (a liveness guard: a hung adapter must not hang CI). A
-daemon thread drains stderr into a bounded tail kept for failure reports, so a chatty adapter
-never blocks on a full stderr pipe. Requests and replies move through `pipes`, whose ``send``
-never blocks, so that a caller can *pipeline* — send many request lines before reading any reply
-(PROTOCOL.md: one reply per line, in order) — even to an adapter that stopped reading: the
-per-reply timeout still bounds every wait. Anything other
-than one JSON object per request — EOF, a crash, a timeout, bytes that are not UTF-8 JSON, a JSON
-value that is not an object — is an ``ExchangeError``; the runner then discards the process and
-starts a fresh one for the next vector.
+Every reply is waited for with a timeout (a hung adapter must not hang CI); a daemon thread
+drains stderr into a bounded tail for failure reports.  Requests go through `pipes`, whose
+``send`` never blocks, so a caller can *pipeline* (send many lines before reading any reply).
+Anything other than one JSON object per request (EOF, a crash, a timeout, bytes that are not
+UTF-8 JSON, a value that is not an object) is an `ExchangeError`.
 """
 
 from __future__ import annotations
@@ -33,7 +29,6 @@ from session_toolset_harness.conform.jsonio import (
 from session_toolset_harness.conform.pipes import (
     MAX_REPLY_BYTES,
     Eof,
-    Item,
     SelectPipes,
     TooLong,
 )
@@ -65,35 +60,23 @@ class AdapterStartError(Exception):
 
 
 class StderrTail:
-    """The last few KiB an adapter wrote to stderr, read continuously in a thread."""
+    """The last few KiB an adapter wrote to stderr, read continuously in a thread (`pump`)."""
 
     def __init__(self, limit: int = STDERR_TAIL_BYTES) -> None:
         self._limit = limit
         self._data = bytearray()
         self._lock = threading.Lock()
 
-    def feed(self, chunk: bytes) -> None:
-        with self._lock:
-            self._data.extend(chunk)
-            if len(self._data) > self._limit:
-                del self._data[: len(self._data) - self._limit]
+    def pump(self, stream: IO[bytes]) -> None:
+        with contextlib.suppress(OSError, ValueError), stream:
+            while chunk := stream.read(4096):
+                with self._lock:
+                    self._data.extend(chunk)
+                    del self._data[: max(0, len(self._data) - self._limit)]
 
     def text(self) -> str:
         with self._lock:
             return self._data.decode("utf-8", errors="replace")
-
-
-def _pump_stderr(stream: IO[bytes], tail: StderrTail) -> None:
-    try:
-        with contextlib.suppress(OSError, ValueError):
-            while True:
-                chunk = stream.read(4096)
-                if not chunk:
-                    return
-                tail.feed(chunk)
-    finally:
-        with contextlib.suppress(OSError):
-            stream.close()
 
 
 class _GroupPopen(subprocess.Popen[bytes]):
@@ -134,7 +117,7 @@ class AdapterProcess:
         assert self._proc.stdin is not None
         self._pipes = SelectPipes(self._proc.stdin, self._proc.stdout)
         self._stderr_thread = threading.Thread(
-            target=_pump_stderr, args=(self._proc.stderr, self.stderr), daemon=True
+            target=self.stderr.pump, args=(self._proc.stderr,), daemon=True
         )
         self._stderr_thread.start()
         self._stdin_open = True
@@ -146,14 +129,9 @@ class AdapterProcess:
             self._stderr_thread.join(timeout=1.0)
         return self.stderr.text()
 
-    def _take(self, timeout: float) -> Item | None:
-        """The next item read from stdout, waiting up to ``timeout`` seconds (0: not at all);
-        None if none came.  EOF and an over-long line stay visible to every later call."""
-        return self._pipes.take(timeout)
-
     def pending_line(self) -> ExchangeError | None:
         """An unsolicited line already waiting (a reply nobody asked for), if any."""
-        item = self._take(0)
+        item = self._pipes.take(0)
         if isinstance(item, bytes):
             return ExchangeError(
                 "extra-reply", "adapter wrote a reply line nobody asked for", _show(item)
@@ -162,11 +140,7 @@ class AdapterProcess:
 
     def exchange(self, request: object, timeout: float) -> Reply | ExchangeError:
         """Send one request line and wait up to ``timeout`` seconds for one reply line."""
-        extra = self.pending_line()
-        if extra is not None:
-            return extra
-        self.send([request])
-        return self.receive(timeout)
+        return next(self.exchange_pipelined([request], timeout))
 
     def send(self, requests: Iterable[object]) -> None:
         """Queue request lines for writing, without waiting for any reply (pipelining).
@@ -185,7 +159,7 @@ class AdapterProcess:
 
     def receive(self, timeout: float) -> Reply | ExchangeError:
         """The next reply line, waiting up to ``timeout`` seconds for it."""
-        item = self._take(timeout)
+        item = self._pipes.take(timeout)
         if item is None:
             self.kill()
             return ExchangeError("timeout", f"no reply within {timeout:g} s (adapter killed)")

@@ -41,6 +41,14 @@ from session_toolset_harness.conform.vectors import LoadProblem, Step, Vector
 from session_toolset_harness.interrupt import Interrupted
 
 SYNC_PROBE: dict[str, object] = {"op": "hello"}
+SYNC_STEP = Step(SYNC_PROBE, {"ok": True, "protocol": 1})
+"""After a vector's last step, its reply must be a hello reply: else the adapter wrote more
+lines than it was sent."""
+SYNC_WHERE = "after the last step, sync probe hello: "
+SYNC_MISMATCH = (
+    "after the last step, the sync probe hello got a reply that is not a hello reply: "
+    "the adapter wrote more reply lines than it received requests"
+)
 MAX_FAILURES = 5
 """Consecutive vectors ending in an adapter failure after which a run stops (``--max-failures``)."""
 EXTRA_LINES_READ = 16
@@ -180,32 +188,38 @@ class Runner:
         hits: list[Hit] = []
         status, failure = Status.PASSED, None
         answers = _replies(adapter, [s.send for s in vector.steps], self._options.timeout)
-        for index, step in enumerate(vector.steps):
-            answer = next(answers)
+        for index, step in enumerate((*vector.steps, SYNC_STEP)):
+            answer, sync = next(answers), step is SYNC_STEP
             if isinstance(answer, ExchangeError):
-                status = Status.ERRORED
-                failure = self._exchange_failure(index, step, answer, adapter)
-                break
-            hits.append(Hit(checks.op_of(step.send), checks.outcome(answer.value)))
-            if self._options.on_exchange is not None:
-                self._options.on_exchange(vector.id, step.send, answer.value)
-            failure = self._judge(index, step, answer.value, answer.raw, adapter)
-            if failure is not None:
-                status = Status.FAILED
+                status, reply, raw, path = Status.ERRORED, None, answer.raw, None
+                message = f"{SYNC_WHERE if sync else ''}{answer.kind}: {answer.message}"
+            elif sync:
+                status, reply, raw = Status.ERRORED, answer.value, answer.raw
+                path, message = None, SYNC_MISMATCH
+                if first_difference(step.expect, reply) is None:
+                    status = Status.PASSED
+                    break
+            else:
+                hits.append(Hit(checks.op_of(step.send), checks.outcome(answer.value)))
+                if self._options.on_exchange is not None:
+                    self._options.on_exchange(vector.id, step.send, answer.value)
+                reply, raw = answer.value, answer.raw
+                problem = self._judge(step, reply)
+                if problem is None:
+                    continue
+                status, (path, message) = Status.FAILED, problem
                 extra = _extra_lines(adapter, answers, len(vector.steps) - index, self._options)
                 if extra:
                     status = Status.ERRORED
-                    failure = dataclasses.replace(
-                        failure,
-                        message=f"extra-reply: the adapter wrote {extra} reply line(s) more "
-                        "than it was sent requests, so its replies are shifted; first visible "
-                        f"at this step as {failure.message}",
+                    message = (
+                        f"extra-reply: the adapter wrote {extra} reply line(s) more than it was "
+                        f"sent requests, so its replies are shifted; first visible at this step "
+                        f"as {message}"
                     )
-                break
-        else:
-            failure = self._sync(len(vector.steps), adapter, next(answers))
-            if failure is not None:
-                status = Status.ERRORED
+            failure = StepFailure(
+                index, step.send, step.expect, reply, path, message, raw, adapter.stderr_text()
+            )
+            break
         if status is not Status.PASSED:
             self._discard()
         return VectorResult(
@@ -219,65 +233,20 @@ class Runner:
             steps_run=len(hits),
         )
 
-    def _judge(
-        self, index: int, step: Step, reply: dict[str, object], raw: str, adapter: AdapterProcess
-    ) -> StepFailure | None:
-        """The first reason this reply fails its step: subset, protocol rules, then schema."""
+    def _judge(self, step: Step, reply: dict[str, object]) -> tuple[str, str] | None:
+        """(path, message) of the first reason ``reply`` fails its step: the subset rule, the
+        protocol rules, then (``--strict-replies``) the reply schema; None when it passes."""
         difference = first_difference(step.expect, reply)
         if difference is not None:
-            path, message = difference.path, f"mismatch at {difference.path}: {difference.message}"
-        else:
-            problem = checks.reply_problem(reply)
-            if problem is None and self._options.strict_replies:
-                found = schemas.validate_reply(checks.op_of(step.send), reply)
-                if found:
-                    problem = (found[0].path, f"reply schema: {found[0].message}")
-            if problem is None:
-                return None
-            path, message = problem[0], f"protocol rule broken at {problem[0]}: {problem[1]}"
-        return StepFailure(
-            index, step.send, step.expect, reply, path, message, raw, adapter.stderr_text()
-        )
-
-    def _exchange_failure(
-        self, index: int, step: Step, error: ExchangeError, adapter: AdapterProcess
-    ) -> StepFailure:
-        return StepFailure(
-            index,
-            step.send,
-            step.expect,
-            None,
-            None,
-            f"{error.kind}: {error.message}",
-            error.raw,
-            adapter.stderr_text(),
-        )
-
-    def _sync(
-        self, index: int, adapter: AdapterProcess, answer: Reply | ExchangeError
-    ) -> StepFailure | None:
-        if isinstance(answer, ExchangeError):
-            message = f"after the last step, sync probe hello: {answer.kind}: {answer.message}"
-            raw = answer.raw
-            reply: object | None = None
-        elif answer.value.get("ok") is True and answer.value.get("protocol") == 1:
+            return difference.path, f"mismatch at {difference.path}: {difference.message}"
+        problem = checks.reply_problem(reply)
+        if problem is None and self._options.strict_replies:
+            found = schemas.validate_reply(checks.op_of(step.send), reply)
+            if found:
+                problem = (found[0].path, f"reply schema: {found[0].message}")
+        if problem is None:
             return None
-        else:
-            message = (
-                "after the last step, the sync probe hello got a reply that is not a hello reply: "
-                "the adapter wrote more reply lines than it received requests"
-            )
-            raw, reply = answer.raw, answer.value
-        return StepFailure(
-            index,
-            SYNC_PROBE,
-            {"ok": True, "protocol": 1},
-            reply,
-            None,
-            message,
-            raw,
-            adapter.stderr_text(),
-        )
+        return problem[0], f"protocol rule broken at {problem[0]}: {problem[1]}"
 
 
 def _replies(
