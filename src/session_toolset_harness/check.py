@@ -1,21 +1,13 @@
-"""``session-toolset check``: the main job, in four stages, with one summary line and one exit code.
+"""``session-toolset check``: the main job, in four stages (`STAGES`), one summary line, one
+exit code: ``prove`` (the model's obligations, default profile), ``conform`` (the packaged corpus
+against the reference adapter or ``--adapter CMD``), ``model_vs_recorded`` (the hand-written and
+recorded vectors against the model's expected world, `independent`) and
+``model_vs_implementation`` (a short in-process exploration of the model against the reference).
 
-1. ``prove``: the model's obligations under the default profile (witnesses and mutants included);
-2. ``conform``: the packaged corpus against the reference adapter (or ``--adapter CMD``);
-3. ``model_vs_recorded``: the hand-written corpus and the original implementation's recorded
-   walkthroughs replayed against the model's expected world (`independent`);
-4. ``model_vs_implementation``: a short differential exploration of the model against the
-   reference implementation in this process (fixed seed, a few seconds).
-
-Exit status 0 only when every stage passed, 1 when one found a problem, 2 for a bad command line
-or when a half could not run; every stage runs, so one CI log shows every problem at once.  On a
-terminal a progress line per half, every failure and the summary line; elsewhere (a CI log) the
-failures and the summary line only.  ``--verbose`` adds every proof row and every vector;
-``--json FILE`` holds every stage's full report under the common envelope (`envelope`) and
-``--summary FILE`` (also appended to ``$GITHUB_STEP_SUMMARY`` when set) a Markdown table of the
-stages; both are checked writable before anything runs.  SIGINT/SIGTERM stop the running half
-(its worker processes and the adapter with it), write ``--json`` with what finished, the
-interrupted half's checks or vectors included (verdict ``incomplete``), and exit 130/143.
+Exit status 0 when every stage passed, 1 when one found a problem, 2 for a bad command line or a
+half that could not run; every stage runs, so one CI log shows every problem.  Off a terminal
+only failures and the summary line are printed.  SIGINT/SIGTERM stop the running half, write
+``--json`` with what finished (verdict ``incomplete``) and exit 130/143.
 """
 
 from __future__ import annotations

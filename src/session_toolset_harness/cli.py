@@ -1,14 +1,7 @@
-"""``session-toolset``: one console script, one subcommand per job, one usage text each.
-
-The subcommands live in their own modules and are imported only when chosen, so
-``session-toolset adapter`` (the reference implementation behind PROTOCOL.md) starts without
-loading Z3, and a broken optional piece cannot take the others down.
-
-Exit codes follow Unix conventions throughout: 0 success, 1 the checked thing failed (a proof,
-a vector, a divergence), 2 the command line or an input file was wrong, or the installation
-lacks a dependency (one line naming the missing module, never a traceback).  Every error is one
-line in one format, ``session-toolset CMD: error: ...``; every ``--json`` report opens with the
-same envelope (`envelope`).
+"""``session-toolset``: one console script, one subcommand per job, each imported only when
+chosen (``adapter`` starts without loading Z3; a broken optional piece cannot take the others
+down).  Exit codes: 0 success, 1 the checked thing failed, 2 a wrong command line or input, or a
+missing dependency; every error is one line ``session-toolset CMD: error: ...``.
 """
 
 from __future__ import annotations

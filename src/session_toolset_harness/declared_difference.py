@@ -1,22 +1,15 @@
 """SPEC.md 1.4's declared difference: the number literals the original implementation's JSON
-parser reads otherwise than SPEC.md (and the reference) do, so a runner can set them apart.
+parser (serde_json 1.0.87 without ``float_roundtrip``) reads otherwise than SPEC.md does.
 
-The original parses with serde_json 1.0.87 built without ``float_roundtrip`` (reference/digest.json
-``description``).  Its number reader (`parse`), restated here as an independent description: it
-accumulates decimal digits into a u64 significand; when the next digit would overflow u64, the
-remaining integer digits only raise a decimal exponent and further fraction digits are dropped;
-then the value is ``f64(significand)`` multiplied or divided by ``10^|exponent|`` taken from a table
-of doubles ``1e0`` .. ``1e308`` (dividing by ``1e308`` first while the exponent is below -308) —
-two roundings, not one — and an infinite product is "number out of range".  An integer without
-fraction or exponent stays a u64, or an i64 when negative (``-0`` and anything below -2^63 become a
-double).  ``tests/corpus/test_declared_differences.py`` checks this description against every
-digest the original recorded, the mis-rounded ``notes`` and the ``rejected`` overflows included.
-
-Two classes of literal differ (`mishandled`): long literals rounded one ulp off (two roundings
-instead of one, e.g. ``14575064.835512457``), and in-range literals at the edge of the double range
-that overflow.  ``explore --exclude-tag declared-difference`` steers every request away from both
-(`steer_value`, `steer_line`): such a literal is replaced by a shorter one of the same sign and
-magnitude that both parsers read alike, and the replacements are counted.
+`parse` restates its number reader: decimal digits accumulate into a u64 significand (past
+u64, further integer digits raise the exponent and fraction digits are dropped), then
+``f64(significand)`` is multiplied or divided by ``10^|exponent|`` from a table of doubles (two
+roundings, not one); an infinite product is "number out of range"; an integer without fraction
+or exponent stays a u64 (an i64 when negative).  ``tests/corpus/test_declared_differences.py``
+checks it against every digest the original recorded.  Literals it reads otherwise
+(`mishandled`) are long ones rounded one ulp off and in-range ones at the edge of the double
+range; ``explore --exclude-tag declared-difference`` steers requests away from them
+(`steer_value`, `steer_line`).
 """
 
 from __future__ import annotations

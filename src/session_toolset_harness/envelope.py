@@ -1,19 +1,9 @@
-"""The envelope every ``--json`` report of ``session-toolset`` opens with.
-
-Whatever the command (``check``, ``prove``, ``conform``, ``explore``, ``trace``), a report is
-one JSON object whose first keys say what it is and how it ended, so a CI step can judge any of
-them the same way:
-
-* ``format``: ``"session-toolset CMD report"``; ``format_version``: an integer raised whenever the
-  report's own fields change incompatibly;
-* ``tool``: ``"session-toolset CMD"`` and ``version``: the installed tool's version;
-* ``verdict``: ``"pass"`` for a clean run, otherwise a word saying why (each report's schema lists
-  its words); ``complete``: false for a report written after an interruption or early stop,
-  or for a ``--merge`` missing a shard;
-* ``counts``: the report's headline numbers, each a non-negative integer.
-
-Each report has a JSON Schema in ``session_toolset_harness/schemas/`` (``CMD-report.schema.json``).
-``session-toolset prove`` writes the same envelope (the proofs import nothing from the harness).
+"""The envelope every ``--json`` report of ``session-toolset`` opens with, so a CI step can judge
+any of them the same way: ``format`` (``"session-toolset CMD report"``), ``format_version``,
+``tool``, ``version``, ``verdict`` (``"pass"`` or a word saying why not), ``complete`` (false
+after an interruption, or for a merge missing a shard) and ``counts``.  Each report has a JSON
+Schema in ``session_toolset_harness/schemas/``; ``prove`` restates the envelope (the proofs
+import nothing from the harness).
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """The model against independent behaviour: the hand-written corpus and the original
-implementation's recorded walkthroughs replayed against the model's expected world.
-
-`session-toolset check` runs this next to the proofs and the conformance run, so a model bug
-that contradicts behaviour recorded from the original implementation (or written down by hand
-from SPEC.md) fails the main job, not only pytest.  The expected world
-(`session_toolset_model.world.World`: PROTOCOL.md + SPEC.md section 1 + the section 4 alias rule
-over the model's oracle) answers every request; a step whose answer SPEC.md leaves open ends its
-vector as *open* (counted, never a failure).  Generated groups are not replayed: ``model`` and
-``edge-families`` are built from this very world, ``model-cex`` and ``hazards`` from the model's
-oracle, so agreeing with them says nothing.
+implementation's recorded walkthroughs replayed against the model's expected world
+(`session_toolset_model.world.World`), a stage of ``check`` and ``prove``.  A step whose answer
+SPEC.md leaves open ends its vector as *open* (never a failure).  Generated groups are not
+replayed: they are built from this very world or the model's oracle.
 """
 
 from __future__ import annotations

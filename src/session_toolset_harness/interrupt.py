@@ -1,16 +1,9 @@
 """Stopping a long command cleanly on Ctrl-C (SIGINT) or SIGTERM.
 
-While `raising_on_signals` is active, either signal raises `Interrupted` in the main thread, at
-whatever the command is doing (a wait on an adapter's reply included).  `Interrupted` is a
-`KeyboardInterrupt`, so code that already lets Ctrl-C through lets SIGTERM through too; the
-command catches it where it still holds its partial results, kills its child processes, writes
-its reports marked incomplete, and exits with ``128 + signal number`` (130 for SIGINT, 143 for
-SIGTERM), as a shell reports a process killed by that signal.
-
-A process started with SIGINT ignored (a background job of a script, ``cmd &``; a shell's
-``trap '' INT``) keeps ignoring it, as Python itself does: Ctrl-C was meant for something else.
-SIGTERM is always handled: it is how a supervisor, and the commands themselves (stopping their
-workers), end a run.
+Inside `raising_on_signals` either signal raises `Interrupted` (a `KeyboardInterrupt`) in the
+main thread; the command catches it where it holds its partial results, stops its children,
+writes its reports marked incomplete and exits ``128 + signal``.  A SIGINT ignored by whatever
+started the process stays ignored, as Python does; SIGTERM is always handled.
 """
 
 from __future__ import annotations

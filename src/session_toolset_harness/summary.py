@@ -1,11 +1,6 @@
-"""``--summary FILE``: a short Markdown account of a run for a CI page.
-
-``conform``, ``explore`` and ``check`` each render their run as a title, a verdict line, one
-table (per vector group, per operation or per stage) and the first failure in a code block; the
-text goes to ``--summary FILE`` and, when the environment sets ``GITHUB_STEP_SUMMARY`` (GitHub
-Actions does for every step), is appended to that file too, so the job's summary page shows it
-with no extra step.  Both files are checked writable before any work (`outputs`): a
-``$GITHUB_STEP_SUMMARY`` that cannot be written is a usage error, like a ``--summary`` that cannot.
+"""``--summary FILE``: a short Markdown account of a run for a CI page (title, verdict, one
+table, the first failure), also appended to ``$GITHUB_STEP_SUMMARY`` when that is set; both
+files are checked writable before any work (`outputs`).
 """
 
 from __future__ import annotations

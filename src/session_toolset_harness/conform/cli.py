@@ -1,12 +1,9 @@
-"""``session-toolset conform``: command-line front end of the conformance runner.
+"""``session-toolset conform``: the command-line front end of the conformance runner.
 
-``main(argv)`` never raises and never prints a traceback: usage problems (bad flags, unreadable
-files, an adapter that cannot start) are one line on stderr and exit status 2 — so is a vector
-file that cannot be used, though only after the other vectors ran (it is listed as errored); a
-run where any vector failed or errored exits 1; only a clean run exits 0.  An adapter that does
-not answer its first ``hello`` is exit 2 before any vector runs; ``--max-failures`` consecutive
-adapter failures end the run early (exit 1); SIGINT/SIGTERM end it with the reports written,
-marked incomplete, and exit 130/143.
+``main(argv)`` never raises: a usage problem (a bad flag, an unreadable file, an adapter that
+cannot start or answer ``hello``) is one line on stderr and exit status 2, and so is an unusable
+vector file, though only after the other vectors ran; a failed or errored vector exits 1, a
+clean run 0; SIGINT/SIGTERM end the run with the reports written, incomplete, exit 130/143.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
-"""Every error CODE a PROTOCOL.md adapter can be asked to produce.
+"""Every error code a PROTOCOL.md adapter can be asked to produce, for ``--coverage`` (codes
+no vector reaches) and ``--validate`` (a misspelt expected code).  The operations' codes are the
+model's (`session_toolset_model.outcomes`), the field errors are listed here;
+``tests/corpus/test_corpus.py`` checks the list against the reference implementation.
 
-Kept in one place so that ``--coverage`` can list the codes no vector reaches and ``--validate``
-can reject a vector that expects a misspelt code.  The codes of the operations are the model's
-(`session_toolset_model.outcomes`); the field errors of boundary parsing are listed here.
-``tests/corpus/test_corpus.py`` checks the whole list against the reference implementation's
-error classes, nesting included.
-
-Some nested codes exist in the type system but cannot be produced through the host entry points,
-because the issuance step that runs first already rejects the same condition (for example
-``HostActivationError.Bulk.UntrustedSource``: issuance checks source trust before the batch does).
-They are listed in ``UNREACHABLE`` with the reason, so full coverage means "every reachable code".
+Nested codes the host entry points cannot produce (issuance rejects the same condition first)
+are in `UNREACHABLE` with the reason: full coverage means every reachable code.
 """
 
 from __future__ import annotations

@@ -1,15 +1,11 @@
-"""``conform --merge REPORT...``: the ``--json`` reports of several runs (typically every
-``--shard K/N`` of a CI matrix) as one summary, one coverage table and one verdict.
+"""``conform --merge REPORT...``: several ``--json`` reports (every ``--shard K/N`` of a CI
+matrix) as one run, one summary and one verdict.
 
-The merged run passes only when every report passed and every shard ``1..N`` of each N is
-there.  A shard missing, like a report that stopped early, leaves the merged run incomplete
-(verdict ``incomplete``, ``complete: false``, exit status 1: a shard job that wrote no report
-failed).  A report given twice, a shard in two reports, a vector run by two reports (overlapping
-shards would count it twice), unreadable files or files that are not a conform report
-(``conform-report.schema.json``) are usage errors (`MergeError`, exit status 2): the merge was
-asked to count something twice, and has no verdict to give.  The merged results are rebuilt as
-one `RunResult` (`merged_run`), so ``--json``, ``--junit`` and ``--summary`` write the same
-reports for a merged run as for a single one.
+The merge passes only when every report passed and every shard of each N is there; a missing
+shard or a report that stopped early leaves it incomplete (exit 1).  A file given twice, a shard
+or a vector in two reports, and a file that is not a conform report (its schema) are usage
+errors (`MergeError`, exit 2).  `merged_run` rebuilds one `RunResult`, so every report is
+written for a merge as for a single run.
 """
 
 from __future__ import annotations

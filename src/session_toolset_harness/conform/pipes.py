@@ -1,19 +1,10 @@
-"""The two pipes to an adapter's stdin and stdout, as one duplex byte transport (POSIX).
-
-`AdapterProcess` writes request bytes and takes reply lines through `SelectPipes`, which works in
-the caller's thread with non-blocking file descriptors and a selector:
-
-* ``send(data)`` never blocks, whatever the adapter does (it may have stopped reading);
-* ``take(timeout)`` returns the next reply line (bytes, newline-terminated), or a sticky
-  `Eof` / `TooLong` item, or None when nothing came within ``timeout`` seconds (0: only what
-  is already there); meanwhile it keeps writing what ``send`` queued, so a caller that
-  pipelines many requests never deadlocks against an adapter blocked on a full stdout pipe;
-* ``close_input(grace)`` writes what is still queued (for up to ``grace`` seconds) and closes
-  the adapter's stdin (the protocol's EOF); False if the queue could not be written;
-* ``shut()`` closes our ends once the process is gone.
-
-No threads: a reader thread woke at every burst of replies and had to take the interpreter lock
-from the caller, which slowed a pipelined explorer.
+"""The adapter's stdin and stdout as one non-blocking duplex transport (POSIX), driven from the
+caller's thread with a selector (no threads: waking a reader thread per burst of replies slowed
+a pipelined explorer).  `SelectPipes.send` never blocks; ``take(timeout)`` returns the next reply
+line, a sticky `Eof` / `TooLong`, or None after ``timeout`` (0: only what is there), writing
+what was queued meanwhile, so a pipelining caller never deadlocks against an adapter blocked on
+a full stdout pipe; ``close_input(grace)`` writes the rest and closes stdin (False if it could
+not); ``shut()`` closes our ends.
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
 """Running vectors against one adapter command and classifying each one.
 
-One adapter process is reused across vectors (each vector starts with ``hello`` and ``reset``),
-which keeps a large corpus fast; after any vector that does not pass, the process is discarded and
-a fresh one serves the next vector, so one broken vector cannot poison the rest. After the last step
-of a vector the runner sends one extra ``hello`` as a sync probe: the first line read back must be
-a hello reply, which deterministically exposes an adapter that wrote more than one line for some
-request of this vector instead of blaming the next vector.
-
-The first adapter process must answer ``hello`` before any vector runs (`client.start_checked`):
-an adapter that cannot start, exits, hangs or answers wrongly is one `AdapterStartError`, not
-the same crash once per vector.  After ``max_failures`` vectors in a row ended in an adapter
-failure (a crash, a timeout, an extra reply line, a reply that is not JSON), the run stops with
-the rest unrun and says so; SIGINT/SIGTERM (`interrupt.Interrupted`) stop it too, the adapter
-killed, and either way the results so far come back marked incomplete.
+One adapter process serves vector after vector (each starts with ``hello`` and ``reset``); after
+any vector that does not pass, a fresh one serves the next.  Each vector's steps and a final
+``hello`` (the sync probe, exposing an adapter that wrote a line too many) are written at once.
+The first process must answer ``hello`` (`client.start_checked`); ``max_failures`` adapter
+failures in a row, or SIGINT/SIGTERM, stop the run, its results marked incomplete.
 """
 
 from __future__ import annotations

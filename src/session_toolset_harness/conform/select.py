@@ -1,14 +1,6 @@
-"""Choosing vectors by tag: ``--tag`` selects, ``--exclude-tag`` sets aside.
-
-The two differ on purpose, as pytest's ``-m``/``-k`` and toml-test's ``-skip`` do. ``--tag`` is a
-selection, like ``-k``: a vector without any of the given tags is not run and not reported, as if
-it were not in the corpus. ``--exclude-tag`` is a policy decision about vectors that *are* in the
-corpus (typically ``declared-difference``, SPEC.md 1.4), so every vector it leaves out is still
-listed, as *skipped* with the tag that excluded it: the console, JSON and JUnit reports then show
-how much of the corpus an implementation did not attempt, instead of hiding it.
-
-A tag is a non-empty string without whitespace (vector.schema.json: ``minLength`` 1; whitespace
-never appears in the corpus's tags, so one there is a typo).
+"""Choosing vectors by tag: ``--tag`` selects (the others are neither run nor reported, like
+``-k``), ``--exclude-tag`` sets aside (each is reported skipped with the tag, so the reports
+show how much of the corpus was not attempted).  A tag is a non-empty word without whitespace.
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
-"""Finding and loading vector files.
+"""Finding and loading vector files (PROTOCOL.md, Vectors; compact ones expanded first).
 
-A vector file is ``{"protocol": 1, "id", "description", "tags", "steps": [{"send", "expect"}]}``;
-instead of ``send`` a step may carry ``send_line`` (the exact line text, sent as UTF-8) or
-``send_hex`` (the exact bytes), exactly one of the three (PROTOCOL.md, Vectors).
-Paths named on the command line are always treated as vectors, so a broken one is reported as
-errored (and the CLI then exits 2: a bad input file). Directories are scanned recursively for
-``*.json`` in sorted order; there a JSON file whose top level is not an object with ``"steps"``
-or ``"protocol"`` is *not a vector file* (the shared ``digest.json`` sits next to the recorded
-walkthroughs) and is reported as skipped with that reason rather than as an error. A file that
-is not even valid JSON is always an error. A compact vector file (one with ``setup``) is expanded
-first (:mod:`.compact`).
-
-Loading never raises: every problem becomes a ``LoadProblem`` the runner reports per file.
+Paths named on the command line are always vectors, so a broken one is errored; in a directory
+scan (recursive ``*.json``, sorted) a JSON file that is no object with ``steps`` or ``protocol``
+is *not a vector file* and is skipped.  Loading never raises: a problem is a `LoadProblem`.
 """
 
 from __future__ import annotations

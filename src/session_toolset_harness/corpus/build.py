@@ -1,12 +1,6 @@
-"""The packaged corpus: hand-written vectors are data files, laid out one step per line.
-
-A hand-written vector is a compact vector file (:mod:`..conform.compact`) under
-``vectors/<group>/<name>.json``; its named setups are in ``setups.json`` beside this module.  The
-builder owns their layout (:func:`render`: fixed top-level key order, ASCII, one step per line),
-checks it (:func:`check`) and writes any corpus in PROTOCOL.md's expanded form for other runners
-(:func:`expand_all`).  The only vectors it generates are the model's derived ones
-(:mod:`.derived`: shortest model traces and the edge families, in :data:`derived.GROUPS`); the
-other derived directories (:data:`FOREIGN_DIRS`) are written by their own commands.
+"""The packaged corpus's layout: hand-written vectors are compact files laid out one step per
+line (`render`), checked (`check`) and rewritten (`write`) with the derived groups (`derived`),
+and expandable to PROTOCOL.md's form for other runners (`expand_all`).
 """
 
 from __future__ import annotations

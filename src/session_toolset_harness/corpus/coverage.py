@@ -1,24 +1,12 @@
-"""The corpus's coverage gates, checked once on the written corpus: every (operation, outcome)
-pair the model can produce, and every condition outcome (MC/DC) of the model's decisions, is
-reached by some vector - or, for a condition outcome, listed here as one no state can produce,
-with a Z3 proof.
+"""The corpus's coverage gates: every (operation, outcome) pair the model can produce, and every
+condition outcome (MC/DC) of the model's decisions, is reached by some vector, or (a condition
+outcome) listed in `LISTED` as one no state can produce.
 
-`measure` replays every vector file of a corpus directory (all groups, generated ones included)
-against the model's expected world with the recording interpretation
-(`session_toolset_model.conditions.RecordingAlgebra`), collecting the (op, outcome) pair of
-every step and the condition table.  `problems` names what is missing: a model pair not listed
-unreachable by the reviewed table (`session_toolset_model.reachability.UNREACHABLE`), or a
-condition outcome neither seen nor in `LISTED`.  ``python -m session_toolset_harness.corpus
-check`` fails on any.
-
-Condition keys are `session_toolset_model.conditions.outcome_key`: the decision's module,
-function and source line, the condition and the outcome.  Every listed entry is proved with Z3
-(`session_toolset_proofs.conditions.prove_unreachable`: `unsat` under the inductive invariant,
-the operation's precondition and the premises the concrete recorder itself requires - the
-enclosing `algebra.when` guards, and for a map update that the key is one of its candidates);
-``tests/corpus/test_coverage.py`` re-runs every proof, and shows that without those premises
-the candidate-key and guarded outcomes would be satisfiable.  A key that no longer names a
-decision (the model's line changed) shows up as missing: update it here.
+`measure` replays every vector file against the model's expected world with the recording
+interpretation (`session_toolset_model.conditions.RecordingAlgebra`).  Each listed outcome is
+proved unreachable with Z3 by ``tests/corpus/test_coverage.py`` (`unsat` under the inductive
+invariant, the operation's precondition and the recorder's own premises).  Keys are
+`session_toolset_model.conditions.outcome_key`: a key whose model line moved shows up missing.
 """
 
 from __future__ import annotations

@@ -1,20 +1,13 @@
-"""The corpus's derived vectors: what the model and the generators' finite lists determine, not a
-person.  `files` is the builder's one call for them.
+"""The corpus's derived vectors, determined by the model and the generators' finite lists
+(`files` is the builder's one call for them):
 
-* ``model/``: the model's bounded enumerator (`session_toolset_model.enumerate`) gives, for
-  every (operation, outcome) pair the reviewed table does not list unreachable, the shortest
-  trace from the initial state that ends producing it (`enumerate.shortest`), and for every
-  condition outcome (MC/DC) those traces miss, the first trace of the enumeration that covers it
-  (`enumerate.covering`: traces of up to four actions before the final one). A greedy set cover
-  keeps the fewest of those traces that together reach every such pair and every condition
-  outcome any one of them reaches alone. Each becomes one vector: ``hello``, ``reset``, the
-  trace as PROTOCOL.md requests (`enumerate.trace_requests`), then the observations
-  (``snapshot`` of every set name, ``catalog_state``, ``factory_calls`` of every tool).
-  Expectations are the model's expected world (`session_toolset_model.world.World`); digest
-  fields are omitted (the digest vectors own digest values).
-* ``edge-families/``: every case of the finite edge families (`edge_families`), in fixed
-  chunks, each vector ending with ``catalog_state`` (a refused line changes nothing);
-  expectations from the same world, exactly.
+* ``model/``: for every (operation, outcome) pair the model can produce, the enumerator's
+  shortest trace to it (`enumerate.shortest`), and for every condition outcome those miss, the
+  first trace covering it (`enumerate.covering`); a greedy set cover keeps the fewest traces
+  reaching all of them, each a vector with the observations after it (digests omitted);
+* ``edge-families/``: every case of the finite edge families (`edge_families`), in chunks.
+
+Expectations are the model's expected world (`session_toolset_model.world.World`).
 """
 
 from __future__ import annotations

@@ -1,22 +1,10 @@
-"""The finite edge families: every case of the generators' finite edge-case lists, as fixed
-corpus vectors (``vectors/edge-families/``, written by the corpus builder).
-
-Random draws cluster: which cases of a finite list one walk never draws changes with every edit
-of a generation module, so a bug that only one case shows would be found by one walk and lost by
-the next.  Fixed vectors send each case every run.  The families are the generators' own lists
-where they are finite, enumerated:
-
-* ``raw lines``: every fixed spelling of `strategies.raw_lines` (number spellings, repeated
-  keys, escapes, framing, bytes that are not UTF-8, the nesting bound);
-* ``lexical``: SPEC.md 1.4's lexical near misses of `strategies.lexical_edge_lines`, each
-  refused string in every position a line can hold it (kept, discarded by a repeated key, as a
-  key) and each accepted one kept, in lower, upper and mixed-case hex;
-* ``wire names``: every escaping wire name (`strategies.escaping_wire_name` over its controls,
-  lengths and tails) and the long ones, resolved while unknown;
-* ``long runtime names``: records whose runtime names sit around the 128-byte wire-name bound,
-  each resolved by its own name (the reply echoes it bounded);
-* ``record fields``: a record with each fault of its optional ``summary`` and ``tags`` and every
-  other field valid (no reply shows a summary or tags: only a faulty one shows they are read).
+"""The finite edge families: every case of the generators' finite edge-case lists as fixed
+corpus vectors (``vectors/edge-families/``), so that a bug only one case shows is found every
+run, not by whichever walk happens to draw it.  The families: ``raw lines`` (number spellings,
+repeated keys, escapes, framing, bytes that are not UTF-8, the nesting bound), ``lexical``
+(SPEC.md 1.4's near misses, each refused string where a line can hold it), ``wire names``
+(escaping and long ones), ``long runtime names`` (around the 128-byte bound) and ``record
+fields`` (each fault of ``summary`` and ``tags``).
 """
 
 from __future__ import annotations
