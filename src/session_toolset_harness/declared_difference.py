@@ -37,101 +37,43 @@ class OutOfRange(ValueError):
     """serde_json's ``number out of range``."""
 
 
-def _overflows(significand: int, digit: int, limit: int) -> bool:
-    return significand * 10 + digit > limit
-
-
-class _Reader:
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.pos = 0
-
-    def peek(self) -> str:
-        return self.text[self.pos] if self.pos < len(self.text) else ""
-
-    def digit(self) -> int | None:
-        char = self.peek()
-        return int(char) if char and char in "0123456789" else None
+_LITERAL: Final = re.compile(r"(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?)([0-9]+))?")
 
 
 def parse(literal: str) -> int | float:
     """The value serde_json 1.0.87 gives a JSON number literal; raises :class:`OutOfRange`."""
-    reader = _Reader(literal)
-    positive = True
-    if reader.peek() == "-":
-        positive = False
-        reader.pos += 1
-    first = reader.digit()
-    assert first is not None, literal
-    reader.pos += 1
-    significand = first
-    if first != 0:
-        while (digit := reader.digit()) is not None:
-            if _overflows(significand, digit, U64_MAX):
-                return _long_integer(reader, positive, significand)
-            reader.pos += 1
-            significand = significand * 10 + digit
-    return _number(reader, positive, significand)
-
-
-def _number(reader: _Reader, positive: bool, significand: int) -> int | float:
-    char = reader.peek()
-    if char == ".":
-        return _decimal(reader, positive, significand, 0)
-    if char in ("e", "E"):
-        return _exponent(reader, positive, significand, 0)
-    if positive:
-        return significand
-    if significand == 0 or significand > 2**63:
-        return -float(significand)  # "-0" and values below i64::MIN: a double
-    return -significand
-
-
-def _long_integer(reader: _Reader, positive: bool, significand: int) -> float:
-    exponent = 0
-    while reader.digit() is not None:
-        reader.pos += 1
-        exponent += 1
-    char = reader.peek()
-    if char == ".":
-        return _decimal(reader, positive, significand, exponent)
-    if char in ("e", "E"):
-        return _exponent(reader, positive, significand, exponent)
-    return _from_parts(positive, significand, exponent)
-
-
-def _decimal(reader: _Reader, positive: bool, significand: int, exponent: int) -> float:
-    reader.pos += 1  # the point
-    while (digit := reader.digit()) is not None:
-        if _overflows(significand, digit, U64_MAX):
-            while reader.digit() is not None:  # every further digit is dropped
-                reader.pos += 1
+    found = _LITERAL.fullmatch(literal)
+    assert found is not None, literal
+    sign, integer, fraction, exp_sign, exp_digits = found.groups()
+    positive = not sign
+    significand = exponent = 0
+    overflowed = False
+    for char in integer:  # past u64, further integer digits only raise the exponent
+        overflowed = overflowed or significand * 10 + int(char) > U64_MAX
+        if overflowed:
+            exponent += 1
+        else:
+            significand = significand * 10 + int(char)
+    if fraction is None and exp_digits is None and not overflowed:
+        if positive:
+            return significand
+        if significand == 0 or significand > 2**63:
+            return -float(significand)  # "-0" and values below i64::MIN: a double
+        return -significand
+    for char in fraction or "":  # the first digit that would overflow drops the rest
+        if significand * 10 + int(char) > U64_MAX:
             break
-        reader.pos += 1
-        significand = significand * 10 + digit
+        significand = significand * 10 + int(char)
         exponent -= 1
-    if reader.peek() in ("e", "E"):
-        return _exponent(reader, positive, significand, exponent)
-    return _from_parts(positive, significand, exponent)
-
-
-def _exponent(reader: _Reader, positive: bool, significand: int, starting: int) -> float:
-    reader.pos += 1  # the e
-    positive_exp = True
-    if reader.peek() in ("+", "-"):
-        positive_exp = reader.peek() == "+"
-        reader.pos += 1
-    value = reader.digit()
-    assert value is not None, reader.text
-    reader.pos += 1
-    while (digit := reader.digit()) is not None:
-        if _overflows(value, digit, I32_MAX):
-            if significand != 0 and positive_exp:
-                raise OutOfRange(reader.text)
-            return 0.0 if positive else -0.0
-        reader.pos += 1
-        value = value * 10 + digit
-    exponent = starting + value if positive_exp else starting - value
+    if exp_digits is not None:
+        value = 0
+        for char in exp_digits:
+            if value * 10 + int(char) > I32_MAX:
+                if significand != 0 and exp_sign != "-":
+                    raise OutOfRange(literal)
+                return 0.0 if positive else -0.0
+            value = value * 10 + int(char)
+        exponent += -value if exp_sign == "-" else value
     return _from_parts(positive, significand, exponent)
 
 
