@@ -13,7 +13,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-__all__ = ["check_writable", "envelope", "tool_version", "writable_problem"]
+__all__ = ["check_writable", "envelope", "tool_version"]
 
 
 def tool_version() -> str:
@@ -44,30 +44,19 @@ def envelope(
     }
 
 
-def writable_problem(flag: str, path: Path | None) -> str | None:
-    """Why the report file ``path`` of ``flag`` cannot be written, checked before any work
-    (None when it can, or when no file was asked for).
-
-    Opening for append creates a missing file without truncating an existing one, and meets
-    every refusal the real write would (missing directory, a directory in the way, permissions,
-    a read-only file system); a file created only to probe is removed again."""
-    if path is None:
-        return None
-    existed = path.exists()
-    try:
-        with path.open("a", encoding="utf-8"):
-            pass
-        if not existed:
-            path.unlink()
-    except OSError as exc:
-        return f"cannot write {flag} {path}: {exc.strerror or exc}"
-    return None
-
-
 def check_writable(outputs: Iterable[tuple[str, Path | None]], error: type[Exception]) -> None:
     """Raise ``error`` for the first output file (flag, path) that cannot be written, so a
-    command fails as a usage error before any work rather than after it."""
+    command fails as a usage error before any work rather than after it.  Opening for append
+    creates a missing file without truncating an existing one and meets every refusal the real
+    write would; a file created only to probe is removed again."""
     for flag, path in outputs:
-        problem = writable_problem(flag, path)
-        if problem is not None:
-            raise error(problem)
+        if path is None:
+            continue
+        existed = path.exists()
+        try:
+            with path.open("a", encoding="utf-8"):
+                pass
+            if not existed:
+                path.unlink()
+        except OSError as exc:
+            raise error(f"cannot write {flag} {path}: {exc.strerror or exc}") from None

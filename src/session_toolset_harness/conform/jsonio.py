@@ -99,20 +99,15 @@ def truncate(text: str, limit: int = DISPLAY_LIMIT) -> str:
     return f"{text[:limit]}... ({len(text) - limit} more characters)"
 
 
+_JSON_TYPES: Final[dict[type, str]] = {
+    **{bool: "boolean", int: "integer", float: "number", str: "string"},
+    **{list: "array", dict: "object"},
+}
+
+
 def json_type(value: object) -> str:
-    """The JSON type name of a parsed value; bool is checked before int because bool is an int."""
+    """The JSON type name of a parsed value (bool before int: a bool is an int in Python)."""
     if value is None:
         return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
+    found = (name for kind, name in _JSON_TYPES.items() if isinstance(value, kind))
+    return next(found, type(value).__name__)

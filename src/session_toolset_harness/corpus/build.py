@@ -91,46 +91,28 @@ def hand_written(out: Path = DEFAULT_OUT) -> list[Path]:
     ]
 
 
-def _derived_on_disk(out: Path) -> set[Path]:
-    """Files currently under the derived groups of ``out`` (relative paths)."""
-    return {
-        p.relative_to(out)
-        for group in derived.GROUPS
-        if (out / group).is_dir()
-        for p in (out / group).rglob("*.json")
-    }
-
-
-def _derived_problems(out: Path) -> list[str]:
-    """Differences between the derived groups under ``out`` and what :mod:`.derived` writes."""
+def _derived(out: Path, fix: bool = False) -> list[tuple[Path, str]]:
+    """Each file under the derived groups of ``out`` that is not what `derived` writes, with
+    why (missing, differs, not produced); with ``fix``, each is written anew or deleted."""
     files = derived.files()
-    problems: list[str] = []
+    found: list[tuple[Path, str]] = []
     for relative, text in sorted(files.items()):
         target = out / relative
         if not target.exists():
-            problems.append(f"missing: {relative}")
+            found.append((relative, "missing"))
         elif target.read_text(encoding="utf-8") != text:
-            problems.append(f"differs from the builder: {relative}")
-    problems.extend(
-        f"not produced by the builder: {p}" for p in sorted(_derived_on_disk(out) - set(files))
-    )
-    return problems
-
-
-def _write_derived(out: Path) -> list[Path]:
-    """(Re)write the derived groups under ``out``, deleting stale files; returns files changed."""
-    files = derived.files()
-    changed: list[Path] = []
-    for stale in sorted(_derived_on_disk(out) - set(files)):
-        (out / stale).unlink()
-        changed.append(out / stale)
-    for relative, text in sorted(files.items()):
+            found.append((relative, "differs from the builder"))
+    groups = [out / group for group in derived.GROUPS if (out / group).is_dir()]
+    on_disk = {p.relative_to(out) for group in groups for p in group.rglob("*.json")}
+    found += [(p, "not produced by the builder") for p in sorted(on_disk - set(files))]
+    for relative, _ in found if fix else []:
         target = out / relative
+        if relative not in files:
+            target.unlink()
+            continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        if not target.exists() or target.read_text(encoding="utf-8") != text:
-            target.write_text(text, encoding="utf-8")
-            changed.append(target)
-    return changed
+        target.write_text(files[relative], encoding="utf-8")
+    return found
 
 
 def _read(path: Path) -> object:
@@ -142,7 +124,7 @@ def check(out: Path = DEFAULT_OUT) -> list[str]:
     compact vector, an id that is not the path, a step that does not expand, a layout that is not
     :func:`render`'s) and with the derived groups (not what :mod:`.derived` writes).  Empty when
     all is well."""
-    problems = _setup_problems() + _derived_problems(out)
+    problems = _setup_problems() + [f"{why}: {path}" for path, why in _derived(out)]
     for path in hand_written(out):
         relative = path.relative_to(out)
         try:
@@ -203,7 +185,7 @@ def write(out: Path = DEFAULT_OUT) -> list[Path]:
     """Rewrite the hand-written files under ``out`` (and ``setups.json``) in the canonical
     layout, keeping every key, and regenerate the derived groups; returns the files changed.
     Hand-written files that do not parse, or are not compact, are left for :func:`check`."""
-    changed: list[Path] = _write_derived(out)
+    changed = [out / path for path, _ in _derived(out, fix=True)]
     targets: list[tuple[Path, object]] = []
     for path in [SETUPS, *hand_written(out)]:
         try:
