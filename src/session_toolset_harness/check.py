@@ -45,6 +45,15 @@ STAGES = {
     "model_vs_implementation": "model vs implementation",
 }
 """Each stage's key in the ``--json`` report and its name in the summary line."""
+REPORTS = {
+    "--json": "write one combined machine-readable report",
+    "--summary": "write a Markdown summary (one row per stage, the first failure); it is also "
+    "appended to $GITHUB_STEP_SUMMARY when that is set",
+}
+SWITCHES = {
+    "--quiet": "no progress even on a terminal: failures, summary",
+    "--verbose": "also every proof row and every vector result",
+}
 DETAILED = ("prove", "conform")
 """The stages whose counts the summary line shows (the others: their verdict and time)."""
 STOP_SECONDS = 5.0
@@ -67,28 +76,12 @@ def _parser() -> Parser:
         epilog="Exit status: 0 both passed, 1 a proof or a vector failed, 2 usage error or a "
         "half could not run.",
     )
-    parser.add_argument(
-        "--json", metavar="FILE", type=Path, help="write one combined machine-readable report"
-    )
-    parser.add_argument(
-        "--summary",
-        metavar="FILE",
-        type=Path,
-        help="write a Markdown summary (one row per stage, the first failure); it is also "
-        "appended to $GITHUB_STEP_SUMMARY when that is set",
-    )
-    parser.add_argument(
-        "--adapter",
-        metavar="CMD",
-        help="check another implementation's adapter instead of the reference one",
-    )
+    for flag, text in REPORTS.items():
+        parser.add_argument(flag, metavar="FILE", type=Path, help=text)
+    parser.add_argument("--adapter", metavar="CMD", help="check another adapter than the reference")
     out = parser.add_mutually_exclusive_group()
-    out.add_argument(
-        "--quiet", action="store_true", help="no progress even on a terminal: failures, summary"
-    )
-    out.add_argument(
-        "--verbose", action="store_true", help="also every proof row and every vector result"
-    )
+    for flag, text in SWITCHES.items():
+        out.add_argument(flag, action="store_true", help=text)
     return parser
 
 
@@ -151,7 +144,7 @@ def _adapter_start_problem(adapter: str) -> str | None:
 def _conform(console: _Console, adapter: str | None, json_report: bool) -> _Stage:
     """The conformance stage; ``json_report``: ``--json`` was given (it holds every vector)."""
     from .conform import cli as conform_cli
-    from .conform import jsonreport
+    from .conform import merge
     from .conform.report import ConsoleReporter, failure_block
     from .conform.results import Status
 
@@ -176,14 +169,14 @@ def _conform(console: _Console, adapter: str | None, json_report: bool) -> _Stag
     seconds = time.perf_counter() - started
     if result.signal is not None:  # the vectors so far are the report; the check stops here
         detail = f"{len(result.results)} vectors finished"
-        return _Stage(1, seconds, detail, jsonreport.build(result), signal=result.signal)
+        return _Stage(1, seconds, detail, merge.build(result), signal=result.signal)
     reporter.finish(result, summary=console.verbose)
     if console.verbose:
         print()
     detail = f"{result.counts()[Status.PASSED]} of {len(result.results)} vectors passed"
     bad = [r for r in result.results if r.status in (Status.FAILED, Status.ERRORED)]
     first = failure_block(bad[0]) if bad else None
-    return _Stage(status, seconds, detail, jsonreport.build(result), first)
+    return _Stage(status, seconds, detail, merge.build(result), first)
 
 
 def _model_stage() -> _Stage:

@@ -21,7 +21,6 @@ from session_toolset_model import keyword
 from session_toolset_harness.argtypes import Parser, UsageError, integer
 from session_toolset_harness.conform import (
     coverage,
-    jsonreport,
     junit,
     merge,
     report,
@@ -257,7 +256,7 @@ def _known_failures(run: RunResult) -> list[tuple[str, str]]:
 def _write_outputs(args: argparse.Namespace, run: RunResult) -> None:
     try:
         if args.json is not None:
-            jsonreport.write(run, args.json, args.shard)
+            merge.write(run, args.json, args.shard)
         if args.junit is not None:
             junit.write(run, args.junit)
         if args.summary is not None or os.environ.get(GITHUB_STEP_SUMMARY):

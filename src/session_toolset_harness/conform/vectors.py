@@ -25,11 +25,8 @@ _HEX = re.compile(r"(?:[0-9a-fA-F]{2})*")
 
 @dataclass(frozen=True)
 class Step:
-    """One request and the subset of the reply it must produce.
-
-    ``send`` is the request object of a ``send`` step, or the :class:`RawLine` of a
-    ``send_line`` / ``send_hex`` step (``jsonio.encode_line`` sends either).
-    """
+    """One request (an object, or the `RawLine` of ``send_line`` / ``send_hex``) and the subset
+    of the reply it must produce."""
 
     send: object
     expect: dict[str, object]
@@ -40,13 +37,9 @@ class StepShapeError(ValueError):
 
 
 def read_send(step: Mapping[str, object]) -> object:
-    """The request of one step as the runner sends it: the ``send`` value or a :class:`RawLine`.
-
-    Raises :class:`StepShapeError` unless exactly one of ``send``, ``send_line``, ``send_hex``
-    is present and well formed: ``send_line`` a string without a newline that UTF-8 can encode
-    (no lone surrogate: those need ``send_hex``), ``send_hex`` pairs of hex digits whose bytes
-    hold no newline (0a).
-    """
+    """The request of one step as the runner sends it: the ``send`` value or a `RawLine`;
+    `StepShapeError` unless exactly one of ``send``, ``send_line``, ``send_hex`` is there and
+    holds one line (``send_line`` UTF-8 encodable, ``send_hex`` pairs of hex digits)."""
     present = [key for key in SEND_KEYS if key in step]
     if len(present) != 1:
         found = ", ".join(present) if present else "none"
@@ -94,11 +87,8 @@ class Vector:
 
 @dataclass(frozen=True)
 class LoadProblem:
-    """A file that could not be used as a vector.
-
-    ``not_a_vector`` marks a file found by a directory scan that is simply some other JSON
-    document: reported as skipped, not as an error.
-    """
+    """A file that could not be used as a vector (``not_a_vector``: some other JSON document
+    found by a directory scan, reported as skipped rather than as an error)."""
 
     path: Path
     message: str
@@ -150,14 +140,6 @@ def read_document(candidate: Candidate) -> object | LoadProblem:
     ):
         return LoadProblem(path, "not a vector file", not_a_vector=True)
     return document
-
-
-def load(candidate: Candidate) -> Vector | LoadProblem:
-    """Read and shape-check one candidate file."""
-    document = read_document(candidate)
-    if isinstance(document, LoadProblem):
-        return document
-    return shape(document, candidate.path)
 
 
 def shape(document: object, path: Path) -> Vector | LoadProblem:
@@ -216,7 +198,8 @@ def load_all(candidates: Iterable[Candidate]) -> list[Vector | LoadProblem]:
     seen: dict[str, Path] = {}
     loaded: list[Vector | LoadProblem] = []
     for candidate in candidates:
-        item = load(candidate)
+        document = read_document(candidate)
+        item = document if isinstance(document, LoadProblem) else shape(document, candidate.path)
         if isinstance(item, Vector):
             if item.id in seen:
                 item = LoadProblem(
