@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from corpus.replay import Handle, run_all, run_vector
 from session_toolset import errors
 from session_toolset.adapter import World, handle_line
 from session_toolset.adapter.ops import HANDLERS
@@ -35,7 +36,6 @@ from session_toolset_harness.corpus.build import (
     render,
     render_expanded,
 )
-from session_toolset_harness.corpus.replay import Handle, run_all, run_vector
 
 pytestmark = pytest.mark.spec("all")
 
