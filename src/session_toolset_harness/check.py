@@ -174,8 +174,7 @@ def _conform(console: _Console, adapter: str | None, json_report: bool) -> _Stag
     if console.verbose:
         print()
     detail = f"{result.counts()[Status.PASSED]} of {len(result.results)} vectors passed"
-    bad = [r for r in result.results if r.status in (Status.FAILED, Status.ERRORED)]
-    first = failure_block(bad[0]) if bad else None
+    first = failure_block(result.bad[0]) if result.bad else None
     return _Stage(status, seconds, detail, merge.build(result), first)
 
 

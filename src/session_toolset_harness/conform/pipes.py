@@ -32,14 +32,9 @@ Item = bytes | Eof | TooLong
 
 
 class _LineSplitter:
-    """Bytes in, complete lines (and the sticky end items) out, in order.
-
-    The start of an unfinished line is kept as the chunks it came in and joined once, when its
-    newline (or the end) arrives: joining it again at every read made a line of n reads cost
-    n² bytes copied (most of a second of CPU, inside the caller's timeout, for a line at the
-    limit).  A line longer than the limit is `TooLong` whether or not its newline came in the
-    read that took it past the limit.
-    """
+    """Bytes in, complete lines (and the sticky end items) out, in order.  An unfinished line
+    is kept as its chunks and joined once (joining at every read cost n² bytes copied); a line
+    past the limit is `TooLong` wherever its newline came."""
 
     def __init__(self) -> None:
         self._pieces: list[bytes] = []
@@ -74,24 +69,6 @@ class _LineSplitter:
         return items
 
 
-class _Ready:
-    """Reply items waiting to be taken; an end item stays at the head once reached."""
-
-    def __init__(self) -> None:
-        self._items: collections.deque[Item] = collections.deque()
-
-    def extend(self, items: list[Item]) -> None:
-        self._items.extend(items)
-
-    def pop(self) -> Item | None:
-        if not self._items:
-            return None
-        item = self._items[0]
-        if isinstance(item, bytes):
-            self._items.popleft()
-        return item
-
-
 class SelectPipes:
     """Non-blocking pipes driven from the caller's thread."""
 
@@ -103,7 +80,7 @@ class SelectPipes:
         os.set_blocking(self._out, False)
         self._queued = bytearray()
         self._lines = _LineSplitter()
-        self._ready = _Ready()
+        self._ready: collections.deque[Item] = collections.deque()
         self._selector = selectors.DefaultSelector()
         self._selector.register(self._out, selectors.EVENT_READ)
         self._watching_input = False
@@ -161,19 +138,28 @@ class SelectPipes:
             if key.fd == self._out and events & selectors.EVENT_READ:
                 self._read()
 
+    def _pop(self) -> Item | None:
+        """The next item read; an end item stays at the head once reached."""
+        if not self._ready:
+            return None
+        item = self._ready[0]
+        if isinstance(item, bytes):
+            self._ready.popleft()
+        return item
+
     def take(self, timeout: float) -> Item | None:
-        item = self._ready.pop()
+        item = self._pop()
         if item is not None:
             return item
         self._read()  # replies are usually already there: no wait, no selector call
-        item = self._ready.pop()
+        item = self._pop()
         deadline = time.monotonic() + timeout
         while item is None:
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
             self._pump(left)
-            item = self._ready.pop()
+            item = self._pop()
         return item
 
     def close_input(self, grace: float) -> bool:

@@ -78,6 +78,11 @@ class RunResult:
         return Counter(r.status for r in self.results)
 
     @property
+    def bad(self) -> list[VectorResult]:
+        """The failed and errored results."""
+        return [r for r in self.results if r.status in (Status.FAILED, Status.ERRORED)]
+
+    @property
     def requests(self) -> int:
         return sum(r.steps_run for r in self.results)
 
