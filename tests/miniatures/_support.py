@@ -55,8 +55,11 @@ def serve(patch: Patch) -> int:
         return adapter_main()
 
 
-def run_script(patch: Patch) -> None:
-    sys.exit(serve(patch))
+def run_script(patch: Patch, name: str) -> None:
+    """Serve the reference adapter with ``patch`` applied when the miniature's module ``name`` is
+    ``__main__`` (run as a script, as ``conform --adapter`` does)."""
+    if name == "__main__":
+        sys.exit(serve(patch))
 
 
 def make_authorize(
