@@ -16,6 +16,7 @@ the Node.js skeleton after the corpus changed.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final
@@ -151,6 +152,15 @@ def step_vectors(directory: Path) -> list[str]:
 def in_scope_paths() -> list[str]:
     """The vector files of the packaged corpus that the examples' ops can pass."""
     return [str(DEFAULT_OUT / f"{d['id']}.json") for d in vector_documents() if in_scope(d)]
+
+
+def assert_op_lists(source: str, listing: str, entry: str) -> None:
+    """A skeleton's ``source`` handles exactly `EXAMPLE_OPS` (``case "op":``) and lists every
+    other op of PROTOCOL.md as not implemented (``listing``: the list, ``entry``: one op in it)."""
+    block = re.search(listing, source, re.S)
+    assert block is not None
+    assert set(re.findall(r'case "([a-z_]+)":', source)) == EXAMPLE_OPS
+    assert set(re.findall(entry, block.group(1))) == set(request_ops()) - EXAMPLE_OPS
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ run the skeleton need ``node``; they skip, saying so, where it is missing.
 from __future__ import annotations
 
 import json
-import re
 import shlex
 import shutil
 import subprocess
@@ -23,6 +22,7 @@ from corpus.example_scope import (
     ROOT,
     SKIP_FILE,
     Obj,
+    assert_op_lists,
     in_scope,
     in_scope_paths,
     needed_op,
@@ -134,12 +134,8 @@ def test_the_shipped_skip_file_lists_exactly_the_vectors_beyond_the_skeleton() -
 
 def test_the_skeletons_op_lists_match_protocol_md() -> None:
     source = SKELETON.read_text(encoding="utf-8")
-    block = re.search(r"const NOT_IMPLEMENTED = new Set\(\[(.*?)\]\);", source, re.S)
-    assert block is not None
-    not_implemented = set(re.findall(r'"([a-z_]+)"', block.group(1)))
-    cases = set(re.findall(r'case "([a-z_]+)":', source))
-    assert cases == EXAMPLE_OPS
-    assert not_implemented == set(request_ops()) - EXAMPLE_OPS
+    listing = r"const NOT_IMPLEMENTED = new Set\(\[(.*?)\]\);"
+    assert_op_lists(source, listing, r'"([a-z_]+)"')
 
 
 # ------------------------------------------------------------------ the skeleton through conform

@@ -1,8 +1,7 @@
 """Broken miniature: activate does not refuse a stale set (StaleSnapshot is never raised), so a
 fresh grant rescues a stale set.
 
-Caught by ``activate/each-error`` (a fresh grant activates into a set pinned to an older
-generation).
+Caught by ``activate/each-error``: a fresh grant activates into a set of an older generation.
 """
 
 from __future__ import annotations
