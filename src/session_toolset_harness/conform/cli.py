@@ -24,7 +24,6 @@ from session_toolset_harness.conform import (
     junit,
     merge,
     report,
-    select,
     shard,
     skips,
     vectors,
@@ -115,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         dest="tags",
-        type=select.parse_tag,
+        type=vectors.parse_tag,
         help="only vectors carrying TAG (repeatable: any of them); the others are neither run "
         "nor reported. A TAG no vector carries (or, with -k, no selected vector) is a usage "
         "error",
@@ -126,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         dest="exclude_tags",
-        type=select.parse_tag,
+        type=vectors.parse_tag,
         help="leave out vectors carrying TAG (repeatable), reported as skipped with the tag, e.g. "
         "--exclude-tag declared-difference",
     )
@@ -321,19 +320,19 @@ def _selected(args: argparse.Namespace) -> list[vectors.Vector | vectors.LoadPro
             raise UsageError(f"no vector id contains {args.pattern!r}")
     if not items:
         raise UsageError("no vector files found")
-    missing = select.unknown_tags(corpus, args.tags)
+    missing = vectors.unknown_tags(corpus, args.tags)
     if missing:
         raise UsageError(f"no vector carries tag {missing[0]!r} (--tag)")
-    unselected = select.unknown_tags(items, args.tags)
+    unselected = vectors.unknown_tags(items, args.tags)
     if unselected:
-        outside = len(select.select(select.vectors_only(corpus), unselected[:1]))
+        outside = len(vectors.select(vectors.vectors_only(corpus), unselected[:1]))
         raise UsageError(
             f"no vector selected by -k {args.pattern!r} carries tag {unselected[0]!r} (--tag; "
             f"{outside} vector(s) outside the selection do)"
         )
-    for tag in select.unknown_tags(corpus, args.exclude_tags):
+    for tag in vectors.unknown_tags(corpus, args.exclude_tags):
         print(f"{PROG}: warning: no vector carries tag {tag!r} (--exclude-tag)", file=sys.stderr)
-    items = select.select(items, args.tags)
+    items = vectors.select(items, args.tags)
     if args.shard == (1, 1):
         return items
     # may leave nothing: fewer vectors than shards is a clean run

@@ -133,9 +133,8 @@ class AdapterProcess:
         """An unsolicited line already waiting (a reply nobody asked for), if any."""
         item = self._pipes.take(0)
         if isinstance(item, bytes):
-            return ExchangeError(
-                "extra-reply", "adapter wrote a reply line nobody asked for", _show(item)
-            )
+            message = "adapter wrote a reply line nobody asked for"
+            return ExchangeError("extra-reply", message, _show(item))
         return None
 
     def exchange(self, request: object, timeout: float) -> Reply | ExchangeError:
@@ -143,11 +142,8 @@ class AdapterProcess:
         return next(self.exchange_pipelined([request], timeout))
 
     def send(self, requests: Iterable[object]) -> None:
-        """Queue request lines for writing, without waiting for any reply (pipelining).
-
-        A request is a JSON value (encoded as one line) or ``bytes`` sent as they are (a raw
-        line; a newline is added when missing).  Each reply is then read with `receive`.
-        """
+        """Queue request lines (a JSON value as one line, ``bytes`` as they are) for writing,
+        without waiting for any reply; each reply is then read with `receive`."""
         if not self._stdin_open:
             return  # closed or killed: the next receive reports the crash
         lines = [
@@ -174,10 +170,8 @@ class AdapterProcess:
         self, requests: Sequence[object], timeout: float
     ) -> Iterator[Reply | ExchangeError]:
         """Send every request at once, then yield their replies in order, each waited for up
-        to ``timeout`` seconds once the previous one arrived; the first `ExchangeError` ends it.
-
-        A line already waiting before the requests are sent is reported as ``extra-reply``.
-        """
+        to ``timeout`` seconds once the previous one arrived; the first `ExchangeError` ends it
+        (a line already waiting before the requests are sent is an ``extra-reply``)."""
         extra = self.pending_line()
         if extra is not None:
             yield extra
@@ -227,9 +221,8 @@ class AdapterProcess:
             self._proc.kill()
 
     def close(self) -> int | None:
-        """Close stdin (the protocol's EOF) and return the exit status, killing on a hang
-        (also when the adapter stopped reading before the last request was written); what it
-        still writes to stdout meanwhile is read and dropped."""
+        """Close stdin (the protocol's EOF) and return the exit status, killing on a hang; what
+        it still writes to stdout meanwhile is read and dropped."""
         if not self._close_stdin(EXIT_GRACE_SECONDS):
             self.kill()
             return None
@@ -242,10 +235,8 @@ class AdapterProcess:
         return status
 
     def _wait_reading(self, timeout: float) -> int | None:
-        """The exit status within ``timeout`` seconds, reading (and dropping) what the adapter
-        still writes to stdout meanwhile: replies nobody read, lines written after EOF.  An
-        adapter blocked on a full stdout pipe never exits, and only a read frees it (the
-        transport reads only when asked)."""
+        """The exit status within ``timeout`` seconds, reading and dropping what the adapter
+        still writes (one blocked on a full stdout pipe never exits until something reads)."""
         deadline = time.monotonic() + timeout
         while (status := self._proc.poll()) is None:
             left = deadline - time.monotonic()
@@ -292,10 +283,8 @@ def stderr_summary(tail: str, lines: int = 3, limit: int = 300) -> str:
 
 
 def start_checked(argv: Sequence[str], timeout: float) -> AdapterProcess:
-    """Start the adapter and check that it answers ``hello`` as PROTOCOL.md v1 says, within
-    ``timeout`` seconds: the process, ready for requests, or `AdapterStartError` (one line,
-    with the end of the adapter's stderr) when it cannot start, exits, closes its stdout,
-    hangs, or answers with anything but a protocol 1 hello reply."""
+    """The adapter, started and checked to answer ``hello`` as PROTOCOL.md v1 says within
+    ``timeout`` seconds; else `AdapterStartError` (one line, with the end of its stderr)."""
     process = AdapterProcess(argv)
     answer = process.exchange(HELLO, timeout)
     if isinstance(answer, ExchangeError):

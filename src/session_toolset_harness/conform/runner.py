@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from session_toolset_harness.conform import checks, schemas, select, skips
+from session_toolset_harness.conform import checks, schemas, skips
 from session_toolset_harness.conform.client import (
     AdapterProcess,
     ExchangeError,
@@ -29,7 +29,7 @@ from session_toolset_harness.conform.results import (
     StepFailure,
     VectorResult,
 )
-from session_toolset_harness.conform.vectors import LoadProblem, Step, Vector
+from session_toolset_harness.conform.vectors import LoadProblem, Step, Vector, excluded_by
 from session_toolset_harness.interrupt import Interrupted
 
 SYNC_PROBE: dict[str, object] = {"op": "hello"}
@@ -119,7 +119,7 @@ class Runner:
                 reason=item.message,
                 file_problem=not item.not_a_vector,
             )
-        tag = select.excluded_by(item, self._options.exclude_tags)
+        tag = excluded_by(item, self._options.exclude_tags)
         if tag is not None:  # a policy, not a known failure: never run, even with skip-must-fail
             return VectorResult(
                 item.id, str(item.path), Status.SKIPPED, reason=f"excluded by --exclude-tag {tag}"
