@@ -179,10 +179,10 @@ def steer_value(value: Any) -> tuple[Any, int]:
     return value, 0
 
 
-_NUMBER: Final = re.compile(rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
-_NUMBER_CHARS: Final = frozenset(b"0123456789.eE+-")
-_WORD_CHARS: Final = _NUMBER_CHARS | frozenset(
-    b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
+_TOKEN: Final = re.compile(
+    rb'"(?:[^"\\]|\\.?)*"?'  # a string (to its end if unterminated): left alone
+    rb"|(?<![0-9A-Za-z_.+-])-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?(?![0-9.eE+-])",
+    re.DOTALL,
 )
 
 
@@ -190,34 +190,19 @@ def steer_line(line: bytes) -> tuple[bytes, int]:
     """A raw request line with every mishandled number token outside strings replaced (by the
     text of its `_steered` value), and how many were; tokens that are not JSON numbers (``01``,
     ``1.``) and text inside strings are left alone."""
+    count = 0
+
+    def replace(found: re.Match[bytes]) -> bytes:
+        nonlocal count
+        token = found.group()
+        replaced = None if token.startswith(b'"') else _literal(token.decode("ascii"))
+        count += replaced is not None
+        return token if replaced is None else replaced.encode("ascii")
+
     if not any(48 <= byte <= 57 for byte in line):
         return line, 0
-    out = bytearray()
-    count = index = 0
-    in_string = False
-    while index < len(line):
-        byte = line[index]
-        if in_string:
-            step = 2 if byte == 0x5C else 1  # a backslash escapes the next byte
-            out += line[index : index + step]
-            in_string = byte != 0x22
-            index += step
-            continue
-        if byte == 0x22:
-            in_string = True
-        elif byte in b"-0123456789" and (index == 0 or line[index - 1] not in _WORD_CHARS):
-            found = _NUMBER.match(line, index)
-            end = found.end() if found else index
-            if found and (end == len(line) or line[end] not in _NUMBER_CHARS):
-                text = found.group().decode("ascii")
-                replaced = _literal(text)
-                out += found.group() if replaced is None else replaced.encode("ascii")
-                count += replaced is not None
-                index = end
-                continue
-        out.append(byte)
-        index += 1
-    return (bytes(out), count) if count else (line, 0)
+    steered = _TOKEN.sub(replace, line)
+    return (steered, count) if count else (line, 0)
 
 
 def _literal(text: str) -> str | None:
