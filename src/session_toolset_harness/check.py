@@ -129,15 +129,14 @@ def _prove(console: _Console, tally: Tally) -> _Stage:
 def _adapter_start_problem(adapter: str) -> str | None:
     """Why ``--adapter`` cannot be checked (it cannot start, or does not answer ``hello`` as
     PROTOCOL.md v1 says), found in seconds before the proofs run; None when it answers."""
-    from .conform import cli as conform_cli
+    from .conform.cli import adapter_argv, build_parser
     from .conform.client import AdapterStartError, start_checked
 
     try:
-        options = conform_cli.build_parser().parse_args(["--adapter", adapter])
-        process = start_checked(conform_cli.adapter_argv(options), options.timeout)
+        options = build_parser().parse_args(["--adapter", adapter])
+        start_checked(adapter_argv(options), options.timeout).close()
     except (UsageError, AdapterStartError) as exc:
         return str(exc)
-    process.close()
     return None
 
 

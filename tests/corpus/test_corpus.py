@@ -34,7 +34,6 @@ from session_toolset_harness.corpus.build import (
     check,
     hand_written,
     render,
-    render_expanded,
 )
 
 pytestmark = pytest.mark.spec("all")
@@ -104,7 +103,7 @@ def test_check_notices_each_kind_of_problem_and_build_fixes_the_layout(tmp_path:
     target.write_text(render(document), encoding="utf-8")
     unknown = dict(document, setup=["standard-catalog", "no-such-setup"])
     (out / "gate" / "unknown-setup.json").write_text(render(unknown), encoding="utf-8")
-    (out / "gate" / "expanded.json").write_text(render_expanded(compact.expand(document)))
+    (out / "gate" / "expanded.json").write_text(compact.render_expanded(compact.expand(document)))
     (out / "gate" / "broken.json").write_text("{", encoding="utf-8")
     problems = check(out)
     assert problems[0].startswith("unreadable: gate/broken.json")
@@ -165,7 +164,7 @@ def test_expand_writes_what_the_runner_runs(tmp_path: Path) -> None:
     for path in hand_written(out):
         document = json.loads(path.read_text(encoding="utf-8"))
         assert "setup" not in document
-        assert path.read_text(encoding="utf-8") == render_expanded(document)
+        assert path.read_text(encoding="utf-8") == compact.render_expanded(document)
     for directory in FOREIGN_DIRS:  # derived vectors are already expanded: copied byte for byte
         for path in (DEFAULT_OUT / directory).rglob("*.json"):
             assert (out / path.relative_to(DEFAULT_OUT)).read_bytes() == path.read_bytes()

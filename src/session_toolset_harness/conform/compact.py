@@ -31,6 +31,11 @@ class CompactError(ValueError):
     """A compact vector (or setup) that cannot be expanded; the message says where and why."""
 
 
+def render_expanded(document: Mapping[str, Any]) -> str:
+    """A vector in PROTOCOL.md's expanded form: ASCII JSON, one-space indent, final newline."""
+    return json.dumps(document, indent=1, ensure_ascii=True) + "\n"
+
+
 def is_compact(document: object) -> bool:
     return isinstance(document, dict) and "setup" in document
 

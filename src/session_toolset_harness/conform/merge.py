@@ -23,6 +23,7 @@ from session_toolset_harness.conform.results import (
     Status,
     StepFailure,
     VectorResult,
+    tally,
 )
 from session_toolset_harness.conform.vectors import PROTOCOL_VERSION
 from session_toolset_harness.envelope import envelope
@@ -236,11 +237,7 @@ def print_failures(reports: Reports, run: RunResult) -> None:
 def summary_line(merged: int, run: RunResult, coverage_status: int) -> str:
     """The merged run's summary line, saying what fails it (the exit status is then 1)."""
     counts = run.counts()
-    line = (
-        f"{counts[Status.PASSED]} passed, {counts[Status.FAILED]} failed, "
-        f"{counts[Status.SKIPPED]} skipped, {counts[Status.ERRORED]} errored "
-        f"({merged} report{'s' if merged != 1 else ''} merged)"
-    )
+    line = f"{tally(run)} ({merged} report{'s' if merged != 1 else ''} merged)"
     if run.ok and not coverage_status:
         return line
     if run.stopped is not None:  # as the merged reports' verdict: incomplete before failed

@@ -100,10 +100,11 @@ class RunResult:
 
 def summary_line(run: RunResult) -> str:
     """The one summary line CI parses; keep 'N passed, N failed' first and in this order."""
-    counts = run.counts()
     stopped = "" if run.stopped is None else f" (incomplete: {run.stopped})"
-    return (
-        f"{counts[Status.PASSED]} passed, {counts[Status.FAILED]} failed, "
-        f"{counts[Status.SKIPPED]} skipped, {counts[Status.ERRORED]} errored "
-        f"in {run.seconds:.2f} s{stopped}"
-    )
+    return f"{tally(run)} in {run.seconds:.2f} s{stopped}"
+
+
+def tally(run: RunResult) -> str:
+    """``N passed, N failed, N skipped, N errored``."""
+    counts = run.counts()
+    return ", ".join(f"{counts[status]} {status.value}" for status in Status)

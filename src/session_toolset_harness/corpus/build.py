@@ -75,11 +75,6 @@ def render_setups(setups: Mapping[str, Any]) -> str:
     return "{\n" + ",\n".join(blocks) + "\n}\n"
 
 
-def render_expanded(document: Mapping[str, Any]) -> str:
-    """A vector in PROTOCOL.md's expanded form: ASCII JSON, one-space indent, final newline."""
-    return json.dumps(document, indent=1, ensure_ascii=True) + "\n"
-
-
 def hand_written(out: Path = DEFAULT_OUT) -> list[Path]:
     """The hand-written vector files under ``out`` (outside the derived directories)."""
     if not out.is_dir():
@@ -219,7 +214,7 @@ def expand_all(source: Path, out: Path) -> list[Path]:
         if compact.is_compact(document):
             assert isinstance(document, dict)
             try:
-                text = render_expanded(compact.expand(document))
+                text = compact.render_expanded(compact.expand(document))
             except compact.CompactError as exc:
                 raise compact.CompactError(f"{path}: {exc}") from None
             target.write_text(text, encoding="utf-8")

@@ -22,6 +22,7 @@ from session_toolset_model.enumerate import Action, Node, covering, shortest, tr
 from session_toolset_model.ops import OPS
 from session_toolset_model.world import World
 
+from ..conform import compact
 from ..conform.jsonio import RawLine, encode_line
 from ..declared_difference import DECLARED_DIFFERENCE, mishandled
 from .coverage import LISTED, model_pairs
@@ -32,10 +33,7 @@ Trace = tuple[Action, ...]
 GROUPS = ("model", "edge-families")
 """The corpus directories this module writes."""
 
-_HEAD: list[Reply] = [
-    {"send": {"op": "hello"}, "expect": {"ok": True, "protocol": 1}},
-    {"send": {"op": "reset"}, "expect": {"ok": True}},
-]
+_HEAD: list[Reply] = [compact.HELLO, compact.RESET]
 
 
 def _outcome(reply: Reply) -> str:
@@ -168,10 +166,6 @@ def edge_vector(family: str, start: int, cases: Any) -> dict[str, Any]:
     }
 
 
-def _text(doc: dict[str, Any]) -> str:
-    return json.dumps(doc, indent=1, ensure_ascii=True) + "\n"
-
-
 def files() -> dict[Path, str]:
     """Relative path -> file text of every derived vector (computed once per process: they
     are a function of the model and the edge lists alone)."""
@@ -186,8 +180,8 @@ def _files() -> dict[Path, str]:
     out: dict[Path, str] = {}
     for number, trace in enumerate(sorted(choose(traces), key=lambda t: (len(t), repr(t))), 1):
         doc = model_vector(number, trace)
-        out[Path(doc["id"] + ".json")] = _text(doc)
+        out[Path(doc["id"] + ".json")] = compact.render_expanded(doc)
     for family, start, cases in chunks():
         doc = edge_vector(family, start, cases)
-        out[Path(doc["id"] + ".json")] = _text(doc)
+        out[Path(doc["id"] + ".json")] = compact.render_expanded(doc)
     return out
