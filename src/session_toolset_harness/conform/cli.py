@@ -302,13 +302,9 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _selected(args: argparse.Namespace) -> list[vectors.Vector | vectors.LoadProblem]:
-    """The vectors ``-k``, ``--tag`` and ``--shard`` select (and the files that could not be
-    loaded, reported as errored).
-
-    A ``--tag`` no vector of the corpus carries is a usage error (a typo); one the corpus has
-    but no ``-k``-selected vector carries is a usage error too, saying so, since running nothing
-    would look like a clean run.  An ``--exclude-tag`` the corpus lacks is only a warning (an
-    older corpus may simply not have that tag yet)."""
+    """The vectors ``-k``, ``--tag`` and ``--shard`` select, and the files that could not be
+    loaded.  A ``--tag`` no (``-k``-selected) vector carries is a usage error, since running
+    nothing would look like a clean run; an ``--exclude-tag`` the corpus lacks, a warning."""
     items = corpus = vectors.load_all(_candidates(args))
     if args.pattern is not None:
         items = [

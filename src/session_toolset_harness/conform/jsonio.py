@@ -59,12 +59,8 @@ def parse_strict(text: str) -> object:
 
 
 def encode_line(value: object) -> bytes:
-    """One request line: compact JSON, raw UTF-8 where possible, newline-terminated.
-
-    Raw UTF-8 (rather than ``\\u`` escapes) exercises the adapter's UTF-8 handling; a string with a
-    lone surrogate cannot be UTF-8, so it falls back to ASCII escapes for that line.  A
-    :class:`RawLine` goes out exactly as written.
-    """
+    """One request line, newline-terminated: a `RawLine` as written, else compact JSON in raw
+    UTF-8 (exercising the adapter's UTF-8), ASCII escapes where a lone surrogate forbids it."""
     if isinstance(value, RawLine):
         return value.data + b"\n"
     return encode_value_line(value)[0]

@@ -244,11 +244,9 @@ class Runner:
 def _replies(
     adapter: AdapterProcess, requests: Sequence[object], timeout: float
 ) -> Iterator[Reply | ExchangeError]:
-    """The reply to each of ``requests`` and then to the sync probe, in order, all written
-    before any reply is read: a vector's expectations are fixed before it runs, and PROTOCOL.md
-    guarantees one reply line per request line, in order.  Each reply is still waited for with
-    the timeout, counted from the previous reply; after the first `ExchangeError` every further
-    item is that same error (the process is unusable)."""
+    """The reply to each request and then to the sync probe, all written before any is read
+    (a vector's expectations are fixed before it runs); after the first `ExchangeError`, that
+    error again for every further item (the process is unusable)."""
     last: ExchangeError | None = None
     for answer in adapter.exchange_pipelined([*requests, SYNC_PROBE], timeout):
         last = answer if isinstance(answer, ExchangeError) else None
@@ -279,12 +277,8 @@ def _extra_lines(
     options: RunOptions,
 ) -> int:
     """After a mismatch: how many reply lines the adapter wrote beyond the requests it was sent
-    (0 when it stays in step, or when that cannot be told).
-
-    The replies still owed (the rest of the steps and the sync probe) are read, then one probe
-    whose reply names a fresh nonce is sent; every line read before that reply is extra.  An
-    adapter that wrote a line too many thus shows up as that, not as a mismatch of whatever
-    reply the shift put at the failing step."""
+    (0 when it stays in step or that cannot be told): the replies still owed are read, then a
+    probe naming a fresh nonce is sent, and every line read before its reply is extra."""
     for _ in range(owed):
         if isinstance(next(answers), ExchangeError):
             return 0

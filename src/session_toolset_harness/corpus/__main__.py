@@ -1,4 +1,4 @@
-"""``python -m session_toolset_harness.corpus {check,build,expand,list}``."""
+"""``python -m session_toolset_harness.corpus {check,build,expand}``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from pathlib import Path
 
 from session_toolset_harness.conform import compact
 from session_toolset_harness.conform.jsonio import JsonTextError
-from session_toolset_harness.conform.vectors import documents
 from session_toolset_harness.corpus import coverage
 from session_toolset_harness.corpus.build import DEFAULT_OUT, check, expand_all, write
 
@@ -19,7 +18,6 @@ COMMANDS = {
     "((operation, outcome) pairs and condition outcomes)",
     "build": "rewrite the hand-written vectors and setups.json in the canonical layout and "
     "regenerate the derived model and edge-family vectors",
-    "list": "print each vector id and its number of steps, setups included",
     "expand": "write every vector of the corpus under OUT, at the same relative path, in "
     "PROTOCOL.md's expanded form (for runners that do not read compact vectors)",
 }
@@ -56,10 +54,6 @@ def main(argv: list[str] | None = None) -> int:
 def _run(command: str, out: Path, target: Path | None) -> int:
     if target is not None:
         print(f"wrote {len(expand_all(out, target))} vectors under {target}")
-        return 0
-    if command == "list":
-        for document in documents(out):
-            print(f"{document['id']}\t{len(document['steps'])} steps")
         return 0
     if command == "build":
         print(f"wrote {len(write(out))} file(s) anew under {out}")

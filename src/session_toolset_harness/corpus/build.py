@@ -115,10 +115,8 @@ def _read(path: Path) -> object:
 
 
 def check(out: Path = DEFAULT_OUT) -> list[str]:
-    """What is wrong with the hand-written files under ``out`` and with ``setups.json`` (not a
-    compact vector, an id that is not the path, a step that does not expand, a layout that is not
-    :func:`render`'s) and with the derived groups (not what :mod:`.derived` writes).  Empty when
-    all is well."""
+    """What is wrong with the hand-written files under ``out``, ``setups.json`` (shape, ids,
+    expansion, layout) and the derived groups (not what `derived` writes); empty when nothing."""
     problems = _setup_problems() + [f"{why}: {path}" for path, why in _derived(out)]
     for path in hand_written(out):
         relative = path.relative_to(out)
