@@ -11,6 +11,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import BinaryIO, TextIO, cast
 
+from .argtypes import UsageError
+
 __all__ = ["main"]
 
 USAGE = """\
@@ -50,11 +52,7 @@ def _adapter(argv: list[str]) -> int:
     elif len(argv) == 1 and argv[0].startswith("--record="):
         record = argv[0].partition("=")[2]
     elif argv:
-        print(
-            "session-toolset adapter: error: takes only --record FILE (see --help)",
-            file=sys.stderr,
-        )
-        return 2
+        raise UsageError("takes only --record FILE (see --help)")
     from session_toolset.adapter import main as adapter_main
     from session_toolset.adapter import serve
 
@@ -65,12 +63,7 @@ def _adapter(argv: list[str]) -> int:
     try:
         out = open(record, "w", encoding="utf-8")  # noqa: SIM115 - closed below
     except OSError as err:
-        print(
-            f"session-toolset adapter: error: cannot write --record {record}: "
-            f"{err.strerror or err}",
-            file=sys.stderr,
-        )
-        return 2
+        raise UsageError(f"cannot write --record {record}: {err.strerror or err}") from None
     with out:
         lines, replies = recording(sys.stdin.buffer, sys.stdout, TraceWriter(out))
         return serve(cast(BinaryIO, lines), cast(TextIO, replies), sys.stderr)
@@ -141,6 +134,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             "not installed; reinstall with 'pip install session-toolset'",
             file=sys.stderr,
         )
+        return 2
+    except UsageError as err:
+        print(f"session-toolset {args[0]}: error: {err}", file=sys.stderr)
         return 2
     except SystemExit as exc:  # argparse's --help and usage errors inside a subcommand
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)

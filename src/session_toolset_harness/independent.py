@@ -64,15 +64,6 @@ def corpus_dir() -> Path:
     return Path(str(resources.files("session_toolset_harness").joinpath("vectors")))
 
 
-def independent_files(directory: Path) -> list[Path]:
-    """Every vector file of the corpus except the generated groups, in a stable order."""
-    return [
-        p
-        for p in sorted(directory.rglob("*.json"))
-        if p.relative_to(directory).parts[0] not in GENERATED_GROUPS
-    ]
-
-
 def reply(world: World, step: dict[str, Any]) -> dict[str, Any]:
     """The expected world's reply to one vector step (``send``, ``send_line`` or ``send_hex``)."""
     if "send_line" in step:
@@ -80,24 +71,6 @@ def reply(world: World, step: dict[str, Any]) -> dict[str, Any]:
     if "send_hex" in step:
         return world.handle_line(bytes.fromhex(str(step["send_hex"])))
     return world.handle(step["send"])
-
-
-def replay_document(doc: dict[str, Any], world: World, report: IndependentReport) -> None:
-    vector_id = str(doc.get("id"))
-    report.vectors += 1
-    for index, step in enumerate(doc["steps"]):
-        try:
-            answer = reply(world, step)
-        except OutOfScope as why:
-            report.open.append(f"{vector_id} step {index}: {why}")
-            return
-        report.steps += 1
-        found = first_difference(step["expect"], answer)
-        if found is not None:
-            report.disagreements.append(
-                Disagreement(vector_id, index, f"{found.path}: {found.message}")
-            )
-            return
 
 
 def replay(
@@ -111,16 +84,31 @@ def replay(
     ``stop_at_first``, stop at the first disagreeing vector."""
     factory = World if world_factory is None else world_factory
     report = IndependentReport()
-    for path in independent_files(directory or corpus_dir()):
+    root = directory or corpus_dir()
+    for path in sorted(root.rglob("*.json")):
+        if path.relative_to(root).parts[0] in GENERATED_GROUPS:
+            continue
         try:
             doc = compact.expand(json.loads(path.read_text(encoding="utf-8")))
-            steps = doc["steps"]
+            steps, vector_id = doc["steps"], str(doc.get("id"))
             if not isinstance(steps, list):
                 raise TypeError("steps is not a list")
         except (OSError, ValueError, KeyError, TypeError) as err:
             report.errors.append(f"{path.name}: {err}")
             continue
-        replay_document(doc, factory(), report)
+        world = factory()
+        report.vectors += 1
+        for index, step in enumerate(steps):
+            try:
+                found = first_difference(step["expect"], reply(world, step))
+            except OutOfScope as why:
+                report.open.append(f"{vector_id} step {index}: {why}")
+                break
+            report.steps += 1
+            if found is not None:
+                detail = f"{found.path}: {found.message}"
+                report.disagreements.append(Disagreement(vector_id, index, detail))
+                break
         if stop_at_first and report.disagreements:
             break
     return report
