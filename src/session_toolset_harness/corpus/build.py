@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from session_toolset_harness.conform import compact
 from session_toolset_harness.conform.jsonio import JsonTextError, parse_strict
@@ -163,10 +163,7 @@ def _setup_problems() -> list[str]:
         problems.append(f"not in the canonical layout: {SETUPS.name}")
     for name, entry in setups.items():
         try:
-            steps = [
-                compact.expand_values(step, f"$.steps[{index}]")
-                for index, step in enumerate(entry["steps"])
-            ]
+            steps = compact.expand_values(entry["steps"], "$.steps")
         except compact.CompactError as exc:
             problems.append(f"{SETUPS.name}: setup {name!r}: {exc}")
             continue
@@ -179,19 +176,15 @@ def write(out: Path = DEFAULT_OUT) -> list[Path]:
     layout, keeping every key, and regenerate the derived groups; returns the files changed.
     Hand-written files that do not parse, or are not compact, are left for :func:`check`."""
     changed = [out / path for path, _ in _derived(out, fix=True)]
-    targets: list[tuple[Path, object]] = []
     for path in [SETUPS, *hand_written(out)]:
         try:
-            targets.append((path, _read(path)))
+            document = _read(path)
         except (OSError, UnicodeDecodeError, JsonTextError):
             continue
-    for path, document in targets:
         if path == SETUPS and compact.setup_problem(document) is None:
-            assert isinstance(document, dict)
-            text = render_setups(document)
+            text = render_setups(cast(dict[str, Any], document))
         elif path != SETUPS and compact.is_compact(document):
-            assert isinstance(document, dict)
-            text = render(document)
+            text = render(cast(dict[str, Any], document))
         else:
             continue
         if path.read_text(encoding="utf-8") != text:
