@@ -105,31 +105,27 @@ LONG_RUNTIME_NAMES: Final = (
 """Runtime names around the 128-byte wire-name bound (`strategies.runtime_names`' long ones)."""
 
 
+def _insert(name: str, tool_id: str) -> Reply:
+    """A ``catalog_insert`` of a builtin ``name`` as ``tool_id``, every field valid."""
+    return {
+        "op": "catalog_insert",
+        "source": {"kind": "builtin", "name": name},
+        "provenance": {"kind": "builtin_runtime"},
+        "schema": pools.SCHEMAS[0],
+        "id": tool_id,
+    }
+
+
 def _long_runtime_names() -> list[Request]:
-    out: list[Request] = []
-    for index, name in enumerate(LONG_RUNTIME_NAMES):
-        out.append(
-            {
-                "op": "catalog_insert",
-                "source": {"kind": "builtin", "name": f"edge{index}"},
-                "provenance": {"kind": "builtin_runtime"},
-                "schema": pools.SCHEMAS[0],
-                "id": f"wild:edge{index}",
-                "runtime_name": name,
-            }
-        )
-    out += [{"op": "resolve", "wire_name": name} for name in LONG_RUNTIME_NAMES]
-    return out
+    out: list[Request] = [
+        {**_insert(f"edge{index}", f"wild:edge{index}"), "runtime_name": name}
+        for index, name in enumerate(LONG_RUNTIME_NAMES)
+    ]
+    return out + [{"op": "resolve", "wire_name": name} for name in LONG_RUNTIME_NAMES]
 
 
 def _record_fields() -> list[Request]:
-    base: Reply = {
-        "op": "catalog_insert",
-        "source": {"kind": "builtin", "name": "edge"},
-        "provenance": {"kind": "builtin_runtime"},
-        "schema": pools.SCHEMAS[0],
-        "id": "wild:fields",
-    }
+    base = _insert("edge", "wild:fields")
     out: list[Request] = []
     for field, kind in (("summary", "opt_str"), ("tags", "opt_strs")):
         for fault in FAULTS[kind]:
