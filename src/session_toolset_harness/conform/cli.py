@@ -78,13 +78,6 @@ def positive_seconds(text: str) -> float:
     return value
 
 
-def _shard(text: str) -> tuple[int, int]:
-    try:
-        return shard.parse(text)
-    except shard.ShardError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog=PROG,
@@ -157,7 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     add(
         "--shard",
         metavar="K/N",
-        type=_shard,
+        type=shard.parse,
         default=(1, 1),
         help="run only the K-th of N deterministic parts of the vectors (CI matrix)",
     )

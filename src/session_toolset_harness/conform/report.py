@@ -20,8 +20,7 @@ from session_toolset_harness.summary import code_block, table
 
 LABEL: Final = dict(zip(Status, ("PASS", "FAIL", "SKIP", "ERROR"), strict=True))
 MAX_DETAILED: Final = 10
-"""Failed or errored vectors explained in full on the console; the rest are counted and left
-to the JSON and JUnit reports (one broken adapter fails every vector the same way)."""
+"""Failed or errored vectors explained in full on the console (the reports have them all)."""
 
 
 class ConsoleReporter:

@@ -20,12 +20,9 @@ DEFAULT_OUT = Path(__file__).resolve().parent.parent / "vectors"
 #: The named setups of the compact vectors.
 SETUPS = Path(__file__).resolve().parent / "setups.json"
 
-#: Directories under the corpus that are derived elsewhere, not hand-written: ``original`` is
-#: recorded from the original implementation, ``model-cex`` holds the proofs' counterexamples,
-#: written by ``session-toolset prove --all-profiles --emit-vectors`` (checked by
-#: ``tests/proofs/test_vectors.py``), and ``hazards`` the hazards' traces, written by
-#: ``session-toolset prove --hazards --emit-hazard-vectors`` (checked by
-#: ``tests/proofs/test_hazards.py``).
+#: Directories derived elsewhere: recorded from the original implementation, and the proofs'
+#: counterexamples and hazard traces (``session-toolset prove --emit-vectors`` /
+#: ``--emit-hazard-vectors``).
 FOREIGN_DIRS = frozenset({"original", "model-cex", "hazards"})
 #: Directories that are not hand-written: the foreign ones and the builder's derived groups.
 NOT_HAND_WRITTEN = FOREIGN_DIRS | frozenset(derived.GROUPS)
