@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
 import shlex
 import sys
@@ -45,25 +46,23 @@ EXIT_USAGE = 2
 PROG = "session-toolset conform"
 
 REPORTS = {
-    "--emit-known-failures": "write failed, errored and still-skipped vector ids in the "
-    "skip-file format",
+    "--emit-known-failures": "write failed, errored and still-skipped vector ids as a skip file",
     "--junit": "write a JUnit XML report",
     "--json": "write a JSON report",
-    "--summary": "write a Markdown summary (per-group table, first failure); it is also appended "
-    "to $GITHUB_STEP_SUMMARY when that is set",
-    "--record": "write every request and reply as a trace log, one stream per vector "
-    "('session-toolset trace FILE' checks it against the model; docs/trace.md)",
+    "--summary": "write a Markdown summary (also appended to $GITHUB_STEP_SUMMARY when set)",
+    "--record": "write every request and reply as a trace log ('session-toolset trace FILE')",
 }
 """The files a run (or a merge) writes, each ``FLAG FILE``, checked writable before any work."""
+TAGS = {
+    "--tag": "only vectors carrying TAG (repeatable); the others are neither run nor reported",
+    "--exclude-tag": "leave out vectors carrying TAG (repeatable), reported as skipped",
+}
 SWITCHES = {
-    "--skip-must-fail": "run skipped vectors anyway; one that passes is an error (stale skip "
-    "entry)",
+    "--skip-must-fail": "run skipped vectors anyway; one that passes is an error (stale entry)",
     "--validate": "validate the vector files against the schemas and exit; runs no adapter",
-    "--strict-replies": "validate every adapter reply against reply.schema.json; a violation "
-    "fails the step",
+    "--strict-replies": "check every reply against reply.schema.json; a violation fails the step",
     "--coverage": "print vectors per (op, outcome) and codes at zero",
-    "--require-full-coverage": "like --coverage, and exit 1 if a reachable known error code "
-    "stands at zero",
+    "--require-full-coverage": "like --coverage; exit 1 if a reachable error code stands at zero",
     "--quiet": "print only failures and the summary",
 }
 
@@ -101,27 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="vector files or directories (recursive *.json); default: the packaged corpus",
     )
     add("-k", metavar="PATTERN", dest="pattern", help=keyword.HELP.format(what="vectors"))
-    add(
-        "--tag",
-        metavar="TAG",
-        action="append",
-        default=[],
-        dest="tags",
-        type=vectors.parse_tag,
-        help="only vectors carrying TAG (repeatable: any of them); the others are neither run "
-        "nor reported. A TAG no vector carries (or, with -k, no selected vector) is a usage "
-        "error",
-    )
-    add(
-        "--exclude-tag",
-        metavar="TAG",
-        action="append",
-        default=[],
-        dest="exclude_tags",
-        type=vectors.parse_tag,
-        help="leave out vectors carrying TAG (repeatable), reported as skipped with the tag, e.g. "
-        "--exclude-tag declared-difference",
-    )
+    tag = functools.partial(add, metavar="TAG", action="append", type=vectors.parse_tag)
+    for flag, text in TAGS.items():
+        tag(flag, default=[], dest="tags" if flag == "--tag" else "exclude_tags", help=text)
     add(
         "--skip",
         metavar="FILE",

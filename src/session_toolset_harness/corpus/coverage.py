@@ -120,9 +120,7 @@ def measure(directory: Path) -> Coverage:
 def measure_file(path: Path, cov: Coverage | None = None) -> Coverage:
     """What one vector file reaches (added to ``cov`` when given)."""
     cov = Coverage() if cov is None else cov
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    if compact.is_compact(doc):  # a hand-written vector: its setups' steps come first
-        doc = compact.expand(doc)
+    doc = compact.expand(json.loads(path.read_text(encoding="utf-8")))  # setups' steps first
     world = World(alg=RecordingAlgebra(cov.table))
     for step in doc["steps"]:
         send = step.get("send")
