@@ -209,10 +209,8 @@ def model_vs_implementation() -> _Stage:
     failure = result.failure
     problem = result.error or (str(failure.reason) if failure else None)
     if problem is not None:
-        print(
-            f"model disagrees with the reference implementation (explore seed "
-            f"{EXPLORE_SEED}): {problem}"
-        )
+        seed = f"explore seed {EXPLORE_SEED}"
+        print(f"model disagrees with the reference implementation ({seed}): {problem}")
     report = {
         "seed": EXPLORE_SEED,
         "examples": EXPLORE_EXAMPLES,

@@ -62,19 +62,15 @@ def raising_on_signals(
             before(signum)
         raise Interrupted(signum)
 
-    handled = [s for s in signals if not _ignored_interrupt(s)]
+    # an ignored SIGINT was inherited from whatever started the process: Python keeps it ignored
+    ignored = signal.SIGINT if signal.getsignal(signal.SIGINT) == signal.SIG_IGN else None
+    handled = [s for s in signals if s != ignored]
     previous = {signum: signal.signal(signum, handler) for signum in handled}
     try:
         yield
     finally:
         for signum, handler_before in previous.items():
             signal.signal(signum, handler_before)
-
-
-def _ignored_interrupt(signum: int) -> bool:
-    """Whether ``signum`` is a SIGINT this process ignores (inherited from whatever started it:
-    Python installs its own SIGINT handler only where SIGINT was not ignored)."""
-    return signum == signal.SIGINT and signal.getsignal(signum) == signal.SIG_IGN
 
 
 def stop_child_processes() -> None:

@@ -17,17 +17,13 @@ MAX_BLOCK_LINES = 60
 """A failure shown in a summary keeps its first lines; the JSON report has all of it."""
 
 
-def _cell(value: object) -> str:
-    return " ".join(str(value).split()).replace("|", "\\|")
-
-
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """A Markdown table (pipes in cells escaped, whitespace collapsed)."""
     lines = [
-        "| " + " | ".join(_cell(h) for h in headers) + " |",
-        "|" + "|".join("---" for _ in headers) + "|",
+        "| " + " | ".join(" ".join(str(v).split()).replace("|", "\\|") for v in row) + " |"
+        for row in (headers, *rows)
     ]
-    lines.extend("| " + " | ".join(_cell(v) for v in row) + " |" for row in rows)
+    lines.insert(1, "|" + "|".join("---" for _ in headers) + "|")
     return "\n".join(lines) + "\n"
 
 

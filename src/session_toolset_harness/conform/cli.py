@@ -88,8 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     add(
         "--adapter",
         metavar="CMD",
-        help="adapter command, split like a shell would (default: the reference adapter, "
-        "'python -m session_toolset.adapter' with this interpreter)",
+        help="adapter command, split like a shell would (default: the reference adapter)",
     )
     add(
         "--vectors",
@@ -125,8 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         type=integer(0),
         default=MAX_FAILURES,
-        help="stop after N vectors in a row ended in an adapter failure (crash, timeout, extra "
-        f"reply line, a reply that is not JSON); 0: never (default: {MAX_FAILURES})",
+        help=f"stop after N adapter failures in a row; 0: never (default: {MAX_FAILURES})",
     )
     add(
         "--shard",
@@ -140,8 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="REPORT",
         nargs="+",
         type=Path,
-        help="merge --json reports (e.g. of every --shard) into one verdict, and write the "
-        "merged --json, --junit and --summary reports; runs nothing",
+        help="merge --json reports (every --shard) into one verdict and merged reports",
     )
     return parser
 

@@ -84,17 +84,11 @@ class _GroupPopen(subprocess.Popen[bytes]):
     killing it also kills what it started: an adapter is often a wrapper script that runs the
     real program without ``exec``, and a hung program must not outlive the run."""
 
-    def _signal_group(self, signum: int) -> None:
-        # The group outlives its leader while a member lives: signal it even after the
-        # wrapper itself has exited.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.pid, signum)
-
     def kill(self) -> None:
-        self._signal_group(signal.SIGKILL)
-
-    def terminate(self) -> None:
-        self._signal_group(signal.SIGTERM)
+        # The group outlives its leader while a member lives: kill it even after the wrapper
+        # itself has exited.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)
 
 
 class AdapterProcess:

@@ -59,9 +59,5 @@ def is_field_error(code: str) -> bool:
     )
 
 
-def is_known(code: str) -> bool:
-    """True for a code this module lists (reachable or not)."""
-    return code in _KNOWN_SET
-
-
-_KNOWN_SET: Final = frozenset(KNOWN_CODES)
+is_known: Final = frozenset(KNOWN_CODES).__contains__
+"""True for a code this module lists (reachable or not)."""

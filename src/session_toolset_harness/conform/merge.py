@@ -236,13 +236,12 @@ def print_failures(reports: Reports, run: RunResult) -> None:
 
 def summary_line(merged: int, run: RunResult, coverage_status: int) -> str:
     """The merged run's summary line, saying what fails it (the exit status is then 1)."""
-    counts = run.counts()
     line = f"{tally(run)} ({merged} report{'s' if merged != 1 else ''} merged)"
     if run.ok and not coverage_status:
         return line
     if run.stopped is not None:  # as the merged reports' verdict: incomplete before failed
         return f"{line}: INCOMPLETE ({run.stopped})"
-    if counts[Status.FAILED] or counts[Status.ERRORED]:
+    if run.bad:
         return f"{line}: FAILED"
     if run.adapter_problems:
         more = len(run.adapter_problems) - 1
