@@ -1,12 +1,8 @@
-"""The corpus's coverage gates: every (operation, outcome) pair the model can produce, and every
-condition outcome (MC/DC) of the model's decisions, is reached by some vector, or (a condition
-outcome) listed in `LISTED` as one no state can produce.
-
-`measure` replays every vector file against the model's expected world with the recording
-interpretation (`session_toolset_model.conditions.RecordingAlgebra`).  Each listed outcome is
-proved unreachable with Z3 by ``tests/corpus/test_coverage.py`` (`unsat` under the inductive
-invariant, the operation's precondition and the recorder's own premises).  Keys are
-`session_toolset_model.conditions.outcome_key`: a key whose model line moved shows up missing.
+"""The corpus's coverage gates: every (operation, outcome) pair the model can produce and every
+condition outcome (MC/DC) of its decisions is reached by a vector, or (a condition outcome)
+listed in `LISTED`, each proved unreachable with Z3 by ``tests/corpus/test_coverage.py``.
+`measure` replays the vectors against the model's expected world with the recording algebra;
+keys are `session_toolset_model.conditions.outcome_key` (a key whose line moved shows missing).
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """The corpus's derived vectors, determined by the model and the generators' finite lists
-(`files` is the builder's one call for them):
-
-* ``model/``: for every (operation, outcome) pair the model can produce, the enumerator's
-  shortest trace to it (`enumerate.shortest`), and for every condition outcome those miss, the
-  first trace covering it (`enumerate.covering`); a greedy set cover keeps the fewest traces
-  reaching all of them, each a vector with the observations after it (digests omitted);
-* ``edge-families/``: every case of the finite edge families (`edge_families`), in chunks.
-
-Expectations are the model's expected world (`session_toolset_model.world.World`).
+(`files`): ``model/`` holds, for every (operation, outcome) pair and condition outcome the model
+can produce, the enumerator's shortest trace to it, as few as a greedy set cover keeps, each
+followed by observations (digests omitted); ``edge-families/`` every case of the finite edge
+families (`edge_families`), in chunks.  Expectations are the model's expected world.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """The finite edge families: every case of the generators' finite edge-case lists as fixed
-corpus vectors (``vectors/edge-families/``), so that a bug only one case shows is found every
-run, not by whichever walk happens to draw it.  The families: ``raw lines`` (number spellings,
-repeated keys, escapes, framing, bytes that are not UTF-8, the nesting bound), ``lexical``
-(SPEC.md 1.4's near misses, each refused string where a line can hold it), ``wire names``
-(escaping and long ones), ``long runtime names`` (around the 128-byte bound) and ``record
-fields`` (each fault of ``summary`` and ``tags``).
+corpus vectors (``vectors/edge-families/``), so that a bug only one case shows is found on every
+run: raw lines, SPEC.md 1.4's lexical near misses, escaping and long wire names, runtime names
+around the 128-byte bound, and each fault of a record's ``summary`` and ``tags``.
 """
 
 from __future__ import annotations
