@@ -1,9 +1,8 @@
 """Steps per second of ``session-toolset explore``, in one run: in-process, against the reference
 adapter as a subprocess, against a minimal fast adapter (a replay of the same run, from a separate
-process), pipelined and not, ``--jobs 1`` and ``--jobs 2``, the client's thread transport
-beside its select transport and the reference adapter's own CPU; with ``--baseline REV`` the
-same figures for
-another revision of the tree (``git archive REV``), measured in the same run, and their ratios.
+process), pipelined and not, ``--jobs 1`` and ``--jobs 2``, and the reference adapter's own
+CPU; with ``--baseline REV`` the same figures for another revision of the tree
+(``git archive REV``), measured in the same run, and their ratios.
 Prints figures and asserts nothing.
 
     python benchmarks/bench_explore.py [--baseline REV] [--examples N] [--steps N]
@@ -165,13 +164,6 @@ def main() -> None:
             "--adapter",
             REFERENCE,
             "--no-pipeline",
-            both=False,
-        )
-        row(
-            "reference adapter subprocess, thread transport",
-            "--adapter",
-            REFERENCE,
-            "--threads",
             both=False,
         )
         row("fast replay adapter, pipelined", replay=True)

@@ -1,10 +1,8 @@
 """Requests per second through the PROTOCOL.md pipe, and the wall time of the whole corpus.
 
 Prints figures and asserts nothing.  The throughput loop talks to the adapter exactly as the
-conformance runner does (`AdapterProcess.exchange`: one request line, one reply line, flushed),
-through the client's transport and, for comparison, the thread transport (`conform.pipes`:
-``SelectPipes`` is what POSIX uses, ``ThreadPipes`` the fallback); the corpus figure is one
-full `session-toolset conform` run against the reference adapter.
+conformance runner does (`AdapterProcess.exchange`: one request line, one reply line, flushed);
+the corpus figure is one full `session-toolset conform` run against the reference adapter.
 
     python benchmarks/bench_pipe.py [--requests N] [--adapter CMD]
 """
@@ -38,8 +36,8 @@ MIX = [
 ]
 
 
-def throughput(argv: list[str], requests: int, *, threads: bool = False) -> float:
-    adapter = AdapterProcess(argv, threads=threads)
+def throughput(argv: list[str], requests: int) -> float:
+    adapter = AdapterProcess(argv)
     try:
         for request in SETUP:
             reply = adapter.exchange(request, 10.0)
@@ -65,14 +63,9 @@ def main() -> None:
         if args.adapter
         else [sys.executable, "-m", "session_toolset.adapter"]
     )
-    print(f"pipe throughput ({args.requests:,} requests, 4-op mix, median of 3, interleaved)")
-    rates: dict[bool, list[float]] = {False: [], True: []}
-    for _ in range(3):
-        for threads in rates:
-            rates[threads].append(throughput(argv, args.requests, threads=threads))
-    for threads, name in ((False, "the client's transport (select)"), (True, "thread transport")):
-        print(f"    {statistics.median(rates[threads]):>9,.0f} requests/s  {name}")
-    print()
+    print(f"pipe throughput ({args.requests:,} requests, 4-op mix, median of 3)")
+    rates = [throughput(argv, args.requests) for _ in range(3)]
+    print(f"    {statistics.median(rates):>9,.0f} requests/s\n")
 
     walls = []
     for _ in range(3):

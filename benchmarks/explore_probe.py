@@ -4,13 +4,12 @@ It only uses what the explorer has always had (``explore()``, ``InProcessSut``, 
 so the same file times today's tree and an older one (``PYTHONPATH`` pointing at its sources):
 
     python benchmarks/explore_probe.py --examples N --steps N --seed S
-        [--adapter CMD] [--no-pipeline] [--window N] [--jobs N] [--record FILE] [--threads]
+        [--adapter CMD] [--no-pipeline] [--window N] [--jobs N] [--record FILE]
 
 ``--record FILE`` (in-process only) writes every request line and its reply line, for the replay
 adapter (``replay_adapter.py``) to answer the same run from a separate process in microseconds.
 ``--engine E`` is explore's ``--engine`` (trees that have it).
-``--threads`` (with ``--adapter``, trees that have ``conform/pipes.py``) moves the adapter's bytes
-in the client's thread transport instead of the select transport.  The printed ``adapter_cpu``
+The printed ``adapter_cpu``
 is the CPU seconds of this process's children (the adapter, start-up included) during the run.
 """
 
@@ -35,7 +34,6 @@ def main() -> None:
     parser.add_argument("--window", type=int)
     parser.add_argument("--jobs", type=int, default=0, help="0: explore() itself; N: run_plan")
     parser.add_argument("--record")
-    parser.add_argument("--threads", action="store_true")
     parser.add_argument("--engine", help="explore's --engine (trees that have it)")
     args = parser.parse_args()
 
@@ -84,11 +82,6 @@ def main() -> None:
     target: Any = (
         sut.InProcessSut() if args.adapter is None else sut.AdapterSut(shlex.split(args.adapter))
     )
-    if args.threads:
-        from session_toolset_harness.conform.client import AdapterProcess
-
-        target.process.close()
-        target.process = AdapterProcess(target.argv, threads=True)
     options: dict[str, Any] = {}
     accepted = inspect.signature(run.explore).parameters
     if "pipeline" in accepted:

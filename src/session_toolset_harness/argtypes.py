@@ -1,15 +1,29 @@
-"""Integer command-line values, checked the same way by every subcommand (``--jobs``, ``--seed``,
-``--max-failures``, ``--max-hidden``, ...): one message per kind of mistake, whatever the flag.
+"""What every subcommand's command line shares: usage errors and integer values.
 
-Standard library only, so `trace` and `conform` can use it without loading anything else.
+A `Parser` turns argparse's complaint into a `UsageError` ending in ``(see --help)``; the command
+prints it as its one line ``session-toolset CMD: error: ...`` and exits 2.  `integer` checks
+``--jobs``, ``--seed``, ``--max-failures``, ... the same way whatever the flag.  Standard library
+only, so `trace` and `conform` can use it without loading anything else.
 """
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from typing import NoReturn
 
-__all__ = ["integer"]
+__all__ = ["Parser", "UsageError", "integer"]
+
+
+class UsageError(Exception):
+    """Anything that makes the requested run impossible: reported in one line, exit status 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose refusals raise `UsageError` instead of exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see --help)")
 
 
 def integer(minimum: int, maximum: int | None = None) -> Callable[[str], int]:

@@ -1,31 +1,17 @@
-"""``session-toolset check``: the main job — proofs (default profile) + conformance.
+"""``session-toolset check``: the main job, in four stages (`STAGES`), one summary line, one
+exit code: ``prove`` (the model's obligations, default profile), ``conform`` (the packaged corpus
+against the reference adapter or ``--adapter CMD``), ``model_vs_recorded`` (the hand-written and
+recorded vectors against the model's expected world, `independent`) and
+``model_vs_implementation`` (a short in-process exploration of the model against the reference).
 
-It proves the model's obligations under the default profile (witnesses and mutants included),
-then runs the packaged corpus against the reference adapter (or ``--adapter CMD``), and ends
-with ONE summary line and one exit code: 0 only when both passed, 1 when either found a problem,
-2 for a bad command line or when a half could not run.  Both halves always run, so one CI log
-shows every problem at once.  A third stage replays the hand-written corpus and the original
-implementation's recorded walkthroughs against the model's expected world (`independent`): a
-model bug that contradicts recorded behaviour fails the job too (its verdict is in the summary).
-A fourth stage runs a short differential exploration of the model against the reference
-implementation in this process (`model_vs_implementation`: fixed seed, a few seconds): a model bug
-that neither the proofs nor the recorded behaviour reach, but the implementation's behaviour
-contradicts, fails the job as well.
-
-Output, like a good Unix tool: on a terminal a progress line per half (dots for the vectors),
-every failure, the summary line; on anything else (a CI log) the failures and the summary line
-only.  ``--verbose`` adds the full tables (every proof row, every vector); ``--json FILE`` holds
-every stage's full report whatever is printed, under the common envelope (`envelope`), and
-``--summary FILE`` (also appended to ``$GITHUB_STEP_SUMMARY`` when set) a Markdown table of the
-stages with the first failure; these files are checked writable before anything runs.
-SIGINT/SIGTERM stop the running half (its worker processes and the adapter with it), write
-``--json`` with what finished, the interrupted half's checks or vectors included (verdict
-``incomplete``, ``complete: false``), and exit 130/143.
+Exit status 0 when every stage passed, 1 when one found a problem, 2 for a bad command line or a
+half that could not run; every stage runs, so one CI log shows every problem.  Off a terminal
+only failures and the summary line are printed.  SIGINT/SIGTERM stop the running half, write
+``--json`` with what finished (verdict ``incomplete``) and exit 130/143.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
@@ -34,8 +20,9 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
+from .argtypes import Parser, UsageError
 from .envelope import check_writable, envelope
 from .interrupt import Interrupted, exit_later, raising_on_signals, stop_child_processes
 from .summary import GITHUB_STEP_SUMMARY, code_block, outputs, publish, table
@@ -50,22 +37,36 @@ DEFAULT_PROFILE = "per-tool-pinned"
 PROVE_WORKERS = 2
 FORMAT_VERSION = 1
 VERDICTS = {0: "pass", 1: "fail", 2: "error"}
+WORDS = {0: "passed", 1: "FAILED", 2: "could not run"}
+STAGES = {
+    "prove": "proofs",
+    "conform": "conformance",
+    "model_vs_recorded": "model vs recorded",
+    "model_vs_implementation": "model vs implementation",
+}
+"""Each stage's key in the ``--json`` report and its name in the summary line."""
+REPORTS = {
+    "--json": "write one combined machine-readable report",
+    "--summary": "write a Markdown summary (one row per stage, the first failure); it is also "
+    "appended to $GITHUB_STEP_SUMMARY when that is set",
+}
+SWITCHES = {
+    "--quiet": "no progress even on a terminal: failures, summary",
+    "--verbose": "also every proof row and every vector result",
+}
+DETAILED = ("prove", "conform")
+"""The stages whose counts the summary line shows (the others: their verdict and time)."""
 STOP_SECONDS = 5.0
 """After SIGINT/SIGTERM, how long the proofs may take to notice before the process exits anyway
 (a solver call in Z3's C code runs no Python signal handler)."""
+EXPLORE_SEED = 0
+EXPLORE_EXAMPLES = 60
+EXPLORE_STEPS = 30
+"""The differential exploration (`model_vs_implementation`): about 2 CPU s."""
 
 
-class _UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise _UsageError(f"{message} (see --help)")
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+def _parser() -> Parser:
+    parser = Parser(
         prog=PROG,
         description=(
             "The main job: prove the model's obligations (default profile, with witnesses and "
@@ -75,28 +76,12 @@ def _parser() -> argparse.ArgumentParser:
         epilog="Exit status: 0 both passed, 1 a proof or a vector failed, 2 usage error or a "
         "half could not run.",
     )
-    parser.add_argument(
-        "--json", metavar="FILE", type=Path, help="write one combined machine-readable report"
-    )
-    parser.add_argument(
-        "--summary",
-        metavar="FILE",
-        type=Path,
-        help="write a Markdown summary (one row per stage, the first failure); it is also "
-        "appended to $GITHUB_STEP_SUMMARY when that is set",
-    )
-    parser.add_argument(
-        "--adapter",
-        metavar="CMD",
-        help="check another implementation's adapter instead of the reference one",
-    )
+    for flag, text in REPORTS.items():
+        parser.add_argument(flag, metavar="FILE", type=Path, help=text)
+    parser.add_argument("--adapter", metavar="CMD", help="check another adapter than the reference")
     out = parser.add_mutually_exclusive_group()
-    out.add_argument(
-        "--quiet", action="store_true", help="no progress even on a terminal: failures, summary"
-    )
-    out.add_argument(
-        "--verbose", action="store_true", help="also every proof row and every vector result"
-    )
+    for flag, text in SWITCHES.items():
+        out.add_argument(flag, action="store_true", help=text)
     return parser
 
 
@@ -105,9 +90,9 @@ class _Stage:
     status: int  # 0 passed, 1 failed, 2 could not run
     seconds: float
     detail: str  # counts for the summary line
-    report: object  # the half's full JSON report (None when it could not run)
+    report: object  # the stage's full JSON report (None when it could not run)
     first_failure: str | None = None  # for --summary
-    signal: int | None = None  # the signal that interrupted the half (its report partial)
+    signal: int | None = None  # the signal that interrupted the stage (its report partial)
 
 
 @dataclass(frozen=True)
@@ -128,46 +113,42 @@ def _prove(console: _Console, tally: Tally) -> _Stage:
     started = time.perf_counter()
     report = run([DEFAULT_PROFILE], None, PROVE_WORKERS, tally)
     seconds = time.perf_counter() - started
-    table = report.table(only_unexpected=not console.verbose)
-    if table:
-        print(table)
+    rows = report.table(only_unexpected=not console.verbose)
+    if rows:
+        print(rows)
     if console.verbose:
         print(report.summary() + "\n")
     expected = sum(r.passed for r in report.rows)
     detail = f"{expected} of {len(report.rows)} checks as expected"
-    status = 0 if report.ok and report.rows else 1
     first = next((r for r in report.rows if not r.passed), None)
     failure = None if first is None else Report([first]).table()
+    status = 0 if report.ok and report.rows else 1
     return _Stage(status, seconds, detail, json.loads(report.to_json()), failure)
 
 
 def _adapter_start_problem(adapter: str) -> str | None:
     """Why ``--adapter`` cannot be checked (it cannot start, or does not answer ``hello`` as
     PROTOCOL.md v1 says), found in seconds before the proofs run; None when it answers."""
-    from .conform import cli as conform_cli
+    from .conform.cli import adapter_argv, build_parser
     from .conform.client import AdapterStartError, start_checked
 
     try:
-        options = conform_cli.build_parser().parse_args(["--adapter", adapter])
-        process = start_checked(conform_cli.adapter_argv(options), options.timeout)
-    except (conform_cli.UsageError, AdapterStartError) as exc:
+        options = build_parser().parse_args(["--adapter", adapter])
+        start_checked(adapter_argv(options), options.timeout).close()
+    except (UsageError, AdapterStartError) as exc:
         return str(exc)
-    process.close()
     return None
 
 
 def _conform(console: _Console, adapter: str | None, json_report: bool) -> _Stage:
     """The conformance stage; ``json_report``: ``--json`` was given (it holds every vector)."""
     from .conform import cli as conform_cli
-    from .conform import jsonreport
+    from .conform import merge
     from .conform.report import ConsoleReporter, failure_block
     from .conform.results import Status
 
-    console.note(
-        "check: conformance of "
-        + (repr(adapter) if adapter else "the reference adapter")
-        + " on the packaged corpus ..."
-    )
+    who = repr(adapter) if adapter else "the reference adapter"
+    console.note(f"check: conformance of {who} on the packaged corpus ...")
     args = conform_cli.build_parser().parse_args(["--adapter", adapter] if adapter else [])
     # verbose: one line per vector (the full table); on a terminal: progress dots; else nothing
     # until the failures.
@@ -181,31 +162,19 @@ def _conform(console: _Console, adapter: str | None, json_report: bool) -> _Stag
     started = time.perf_counter()
     try:
         status, result = conform_cli.execute(args, reporter)
-    except conform_cli.UsageError as exc:
+    except UsageError as exc:
         print(f"{PROG}: error: conformance could not run: {exc}", file=sys.stderr)
         return _Stage(2, time.perf_counter() - started, "did not run", None, str(exc))
     seconds = time.perf_counter() - started
     if result.signal is not None:  # the vectors so far are the report; the check stops here
         detail = f"{len(result.results)} vectors finished"
-        return _Stage(1, seconds, detail, jsonreport.build(result), signal=result.signal)
+        return _Stage(1, seconds, detail, merge.build(result), signal=result.signal)
     reporter.finish(result, summary=console.verbose)
     if console.verbose:
         print()
-    counts = result.counts()
-    detail = f"{counts[Status.PASSED]} of {len(result.results)} vectors passed"
-    bad = [r for r in result.results if r.status in (Status.FAILED, Status.ERRORED)]
-    first = failure_block(bad[0]) if bad else None
-    return _Stage(status, seconds, detail, jsonreport.build(result), first)
-
-
-def _summary(prove: _Stage, conform: _Stage) -> str:
-    verdict = {0: "passed", 1: "FAILED", 2: "could not run"}
-    return (
-        f"check: proofs {verdict.get(prove.status, 'FAILED')} "
-        f"({prove.detail}, {prove.seconds:.1f} s), "
-        f"conformance {verdict.get(conform.status, 'FAILED')} "
-        f"({conform.detail}, {conform.seconds:.1f} s)"
-    )
+    detail = f"{result.counts()[Status.PASSED]} of {len(result.results)} vectors passed"
+    first = failure_block(result.bad[0]) if result.bad else None
+    return _Stage(status, seconds, detail, merge.build(result), first)
 
 
 def _model_stage() -> _Stage:
@@ -222,23 +191,73 @@ def _model_stage() -> _Stage:
     return _Stage(0 if report.ok else 1, seconds, report.line(), report.to_json(), first)
 
 
-STAGES = ("prove", "conform", "model_vs_recorded", "model_vs_implementation")
+def model_vs_implementation() -> _Stage:
+    """The model (the expected side of `explore`) against the reference implementation, in
+    process, on a fixed seed.  A divergence or an error is a failure, printed as one line."""
+    from .explore.run import explore
+    from .explore.sut import InProcessSut
+
+    started = time.perf_counter()
+    result = explore(
+        InProcessSut(),
+        examples=EXPLORE_EXAMPLES,
+        steps=EXPLORE_STEPS,
+        seed_value=EXPLORE_SEED,
+        shrink=True,
+    )
+    seconds = time.perf_counter() - started
+    failure = result.failure
+    problem = result.error or (str(failure.reason) if failure else None)
+    if problem is not None:
+        seed = f"explore seed {EXPLORE_SEED}"
+        print(f"model disagrees with the reference implementation ({seed}): {problem}")
+    report = {
+        "seed": EXPLORE_SEED,
+        "examples": EXPLORE_EXAMPLES,
+        "steps": result.steps,
+        "divergence": problem,
+        "requests": []
+        if failure is None
+        else [str(r.request) for r in (*failure.steps, *failure.observation)],
+    }
+    detail = f"{result.steps} steps, seed {EXPLORE_SEED}"
+    return _Stage(0 if problem is None else 1, seconds, detail, report, problem)
 
 
-def _document(status: int, stages: dict[str, _Stage]) -> dict[str, Any]:
-    """The ``--json`` report: the envelope, then every stage's exit status and full report."""
+def _summary(stages: dict[str, _Stage]) -> str:
+    """The summary line: every stage, finished, interrupted or not run."""
+    parts = []
+    for name, label in STAGES.items():
+        stage = stages.get(name)
+        if stage is None:
+            parts.append(f"{label} not run")
+            continue
+        done = "interrupted" if stage.signal is not None else WORDS.get(stage.status, "FAILED")
+        detail = f"{stage.detail}, " if name in DETAILED else ""
+        parts.append(f"{label} {done} ({detail}{stage.seconds:.1f} s)")
+    return "check: " + ", ".join(parts)
+
+
+def _document(stages: dict[str, _Stage], verdict: str, stopped: str | None) -> dict[str, Any]:
+    """The ``--json`` report: the envelope, then every stage's exit status (``128 + signal``
+    for an interrupted one) and full report; a ``stopped`` report is incomplete."""
+    finished = [s for s in stages.values() if s.signal is None]
     counts = {
-        "stages": len(stages),
-        "passed": sum(s.status == 0 for s in stages.values()),
-        "failed": sum(s.status == 1 for s in stages.values()),
-        "not_run": sum(s.status == 2 for s in stages.values()),
-        "interrupted": 0,
+        "stages": len(STAGES),
+        "passed": sum(s.status == 0 for s in finished),
+        "failed": sum(s.status == 1 for s in finished),
+        "not_run": sum(s.status == 2 for s in finished) + len(STAGES) - len(stages),
+        "interrupted": len(stages) - len(finished),
     }
     return {
-        **envelope("check", FORMAT_VERSION, VERDICTS[status], counts),
-        "stopped": None,
+        **envelope("check", FORMAT_VERSION, verdict, counts, complete=stopped is None),
+        "stopped": stopped,
         **{
-            name: {"exit_status": s.status, "seconds": s.seconds, "report": s.report}
+            name: {
+                "exit_status": s.status if s.signal is None else 128 + s.signal,
+                "seconds": s.seconds,
+                "report": s.report,
+            }
             for name, s in stages.items()
         },
     }
@@ -261,55 +280,19 @@ def _markdown(status: int, stages: dict[str, _Stage]) -> str:
     return "\n".join(parts)
 
 
-EXPLORE_SEED = 0
-EXPLORE_EXAMPLES = 60
-EXPLORE_STEPS = 30
-"""The differential exploration of `check` (`model_vs_implementation`): about 2 CPU s."""
-
-
-def model_vs_implementation() -> _Stage:
-    """The model (the expected side of `explore`) against the reference implementation, in
-    process, on a fixed seed.  A divergence or an error is a failure, printed as one line."""
-    from .explore.run import explore
-    from .explore.sut import InProcessSut
-
-    started = time.perf_counter()
-    result = explore(
-        InProcessSut(),
-        examples=EXPLORE_EXAMPLES,
-        steps=EXPLORE_STEPS,
-        seed_value=EXPLORE_SEED,
-        shrink=True,
-    )
-    seconds = time.perf_counter() - started
-    problem = result.error or (str(result.failure.reason) if result.failure else None)
-    if problem is not None:
-        print(
-            f"model disagrees with the reference implementation (explore seed "
-            f"{EXPLORE_SEED}): {problem}"
-        )
-    report = {
-        "seed": EXPLORE_SEED,
-        "examples": EXPLORE_EXAMPLES,
-        "steps": result.steps,
-        "divergence": problem,
-        "requests": []
-        if result.failure is None
-        else [str(r.request) for r in (*result.failure.steps, *result.failure.observation)],
-    }
-    detail = f"{result.steps} steps, seed {EXPLORE_SEED}"
-    return _Stage(0 if problem is None else 1, seconds, detail, report, problem)
+def _write_json(path: Path, document: dict[str, Any]) -> None:
+    path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
 
 
 def main(argv: list[str]) -> int:
     try:
         args = _parser().parse_args(argv)
-        check_writable([("--json", args.json), *outputs(args.summary)], _UsageError)
+        check_writable([("--json", args.json), *outputs(args.summary)], UsageError)
         if args.adapter is not None:
             problem = _adapter_start_problem(args.adapter)
             if problem is not None:
-                raise _UsageError(problem)
-    except _UsageError as err:
+                raise UsageError(problem)
+    except UsageError as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
         return 2
 
@@ -321,7 +304,8 @@ def main(argv: list[str]) -> int:
     started = time.perf_counter()
 
     def partial(signum: int) -> None:
-        stopped = _stopped(signum, done)
+        """The summary line and ``--json`` of an interrupted check (best effort: the run is
+        ending anyway)."""
         stages = dict(done)
         if "prove" not in stages and proving.total:  # interrupted during the proofs
             name = signal.Signals(signum).name
@@ -330,9 +314,10 @@ def main(argv: list[str]) -> int:
             detail = f"{proving.done} of {proving.total} checks finished"
             seconds = time.perf_counter() - started
             stages["prove"] = _Stage(1, seconds, detail, report, signal=signum)
-        print(_interrupted_summary(stages), flush=True)
+        print(_summary(stages), flush=True)
         if args.json is not None:
-            _write_partial(args.json, stages, stopped)
+            with contextlib.suppress(OSError):
+                _write_json(args.json, _document(stages, "incomplete", _stopped(signum, done)))
 
     def stop(signum: int) -> None:
         stop_child_processes()
@@ -344,7 +329,7 @@ def main(argv: list[str]) -> int:
             done["conform"] = _conform(console, args.adapter, args.json is not None)
             if done["conform"].signal is not None:
                 raise Interrupted(done["conform"].signal)
-            return _finish(args, done["prove"], done["conform"])
+            return _finish(args.json, args.summary, done)
     except Interrupted as stopped:
         print(
             f"\n{PROG}: {_stopped(stopped.signum, done)}; the results are incomplete",
@@ -361,82 +346,21 @@ def _stopped(signum: int, done: dict[str, _Stage]) -> str:
     return f"interrupted by {name} after {finished} of {len(STAGES)} stages"
 
 
-LABELS = {
-    "prove": "proofs",
-    "conform": "conformance",
-    "model_vs_recorded": "model vs recorded",
-    "model_vs_implementation": "model vs implementation",
-}
-
-
-def _interrupted_summary(stages: dict[str, _Stage]) -> str:
-    """The summary line of an interrupted check: every stage, finished, interrupted or not run."""
-    verdict = {0: "passed", 1: "FAILED", 2: "could not run"}
-    parts = []
-    for name in STAGES:
-        stage = stages.get(name)
-        if stage is None:
-            parts.append(f"{LABELS[name]} not run")
-            continue
-        done = "interrupted" if stage.signal is not None else verdict.get(stage.status, "FAILED")
-        parts.append(f"{LABELS[name]} {done} ({stage.detail}, {stage.seconds:.1f} s)")
-    return "check: " + ", ".join(parts)
-
-
-def _exit_status(stage: _Stage) -> int:
-    """A stage's own exit status; ``128 + signal`` for the one a signal interrupted."""
-    return stage.status if stage.signal is None else 128 + stage.signal
-
-
-def _write_partial(path: Path, done: dict[str, _Stage], stopped: str) -> None:
-    """The stages that finished, the one interrupted (its own partial report) and the count of
-    those not run, marked incomplete (best effort: the run is ending anyway)."""
-    finished = [s for s in done.values() if s.signal is None]
-    counts = {
-        "stages": len(STAGES),
-        "passed": sum(s.status == 0 for s in finished),
-        "failed": sum(s.status == 1 for s in finished),
-        "not_run": sum(s.status == 2 for s in finished) + len(STAGES) - len(done),
-        "interrupted": len(done) - len(finished),
-    }
-    report: dict[str, object] = {
-        **envelope("check", FORMAT_VERSION, "incomplete", counts, complete=False),
-        "stopped": stopped,
-    }
-    for name, stage in done.items():
-        report[name] = {
-            "exit_status": _exit_status(stage),
-            "seconds": stage.seconds,
-            "report": stage.report,
-        }
-    with contextlib.suppress(OSError):
-        path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-
-
-def _finish(args: argparse.Namespace, prove: _Stage, conform: _Stage) -> int:
-    """The model stage, the summary line and the combined report; the exit status."""
-    statuses = (prove.status, conform.status)
+def _finish(json_path: Path | None, summary: Path | None, stages: dict[str, _Stage]) -> int:
+    """The model stages, the summary line and the reports; the exit status."""
+    statuses = {stages["prove"].status, stages["conform"].status}
     # a failure found outranks a half that could not run; only two passes pass
-    could_not_run = 2 in statuses and 1 not in statuses
-    status = 2 if could_not_run else (0 if statuses == (0, 0) else 1)
-    model = _model_stage()
-    status = 1 if model.status != 0 and status == 0 else status
-    verdict = "passed" if model.status == 0 else "FAILED"
-    differential = model_vs_implementation()
-    status = 1 if differential.status != 0 and status == 0 else status
-    diff_verdict = "passed" if differential.status == 0 else "FAILED"
-    print(
-        f"{_summary(prove, conform)}, model vs recorded {verdict} ({model.seconds:.1f} s), "
-        f"model vs implementation {diff_verdict} ({differential.seconds:.1f} s)",
-        flush=True,
-    )
-    stages = dict(zip(STAGES, (prove, conform, model, differential), strict=True))
+    status = 2 if 2 in statuses and 1 not in statuses else (0 if statuses == {0} else 1)
+    stages["model_vs_recorded"] = _model_stage()
+    stages["model_vs_implementation"] = model_vs_implementation()
+    if status == 0 and any(s.status for s in stages.values()):
+        status = 1
+    print(_summary(stages), flush=True)
     try:
-        if args.json is not None:
-            text = json.dumps(_document(status, stages), indent=2) + "\n"
-            args.json.write_text(text, encoding="utf-8")
-        if args.summary is not None or os.environ.get(GITHUB_STEP_SUMMARY):
-            publish(_markdown(status, stages), args.summary)
+        if json_path is not None:
+            _write_json(json_path, _document(stages, VERDICTS[status], None))
+        if summary is not None or os.environ.get(GITHUB_STEP_SUMMARY):
+            publish(_markdown(status, stages), summary)
     except OSError as err:
         print(f"{PROG}: error: cannot write a report: {err.strerror or err}", file=sys.stderr)
         return 2

@@ -1,21 +1,17 @@
-"""``session-toolset``: one console script, one subcommand per job, one usage text each.
-
-The subcommands live in their own modules and are imported only when chosen, so
-``session-toolset adapter`` (the reference implementation behind PROTOCOL.md) starts without
-loading Z3, and a broken optional piece cannot take the others down.
-
-Exit codes follow Unix conventions throughout: 0 success, 1 the checked thing failed (a proof,
-a vector, a divergence), 2 the command line or an input file was wrong, or the installation
-lacks a dependency (one line naming the missing module, never a traceback).  Every error is one
-line in one format, ``session-toolset CMD: error: ...``; every ``--json`` report opens with the
-same envelope (`envelope`).
+"""``session-toolset``: one console script, one subcommand per job, each imported only when
+chosen (``adapter`` starts without loading Z3; a broken optional piece cannot take the others
+down).  Exit codes: 0 success, 1 the checked thing failed, 2 a wrong command line or input, or a
+missing dependency; every error is one line ``session-toolset CMD: error: ...``.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Callable, Sequence
 from typing import BinaryIO, TextIO, cast
+
+from .argtypes import UsageError
 
 __all__ = ["main"]
 
@@ -56,11 +52,7 @@ def _adapter(argv: list[str]) -> int:
     elif len(argv) == 1 and argv[0].startswith("--record="):
         record = argv[0].partition("=")[2]
     elif argv:
-        print(
-            "session-toolset adapter: error: takes only --record FILE (see --help)",
-            file=sys.stderr,
-        )
-        return 2
+        raise UsageError("takes only --record FILE (see --help)")
     from session_toolset.adapter import main as adapter_main
     from session_toolset.adapter import serve
 
@@ -71,21 +63,20 @@ def _adapter(argv: list[str]) -> int:
     try:
         out = open(record, "w", encoding="utf-8")  # noqa: SIM115 - closed below
     except OSError as err:
-        print(
-            f"session-toolset adapter: error: cannot write --record {record}: "
-            f"{err.strerror or err}",
-            file=sys.stderr,
-        )
-        return 2
+        raise UsageError(f"cannot write --record {record}: {err.strerror or err}") from None
     with out:
         lines, replies = recording(sys.stdin.buffer, sys.stdout, TraceWriter(out))
         return serve(cast(BinaryIO, lines), cast(TextIO, replies), sys.stderr)
 
 
-def _check(argv: list[str]) -> int:
-    from .check import main as check_main
+def _lazy(module: str) -> Callable[[list[str]], int]:
+    """The ``main`` of ``module`` (relative to this package), imported when first called."""
 
-    return check_main(argv)
+    def command(argv: list[str]) -> int:
+        run: Callable[[list[str]], int] = importlib.import_module(module, __package__).main
+        return run(argv)
+
+    return command
 
 
 def _prove(argv: list[str]) -> int:
@@ -102,31 +93,13 @@ def _prove(argv: list[str]) -> int:
         return prove_main(argv, independent=replay, progress=progress)
 
 
-def _conform(argv: list[str]) -> int:
-    from .conform.cli import main as conform_main
-
-    return conform_main(argv)
-
-
-def _explore(argv: list[str]) -> int:
-    from .explore.cli import main as explore_main
-
-    return explore_main(argv)
-
-
-def _trace(argv: list[str]) -> int:
-    from .trace.cli import main as trace_main
-
-    return trace_main(argv)
-
-
 COMMANDS: dict[str, Callable[[list[str]], int]] = {
     "adapter": _adapter,
-    "check": _check,
+    "check": _lazy(".check"),
     "prove": _prove,
-    "conform": _conform,
-    "explore": _explore,
-    "trace": _trace,
+    "conform": _lazy(".conform.cli"),
+    "explore": _lazy(".explore.cli"),
+    "trace": _lazy(".trace.cli"),
 }
 
 
@@ -161,6 +134,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             "not installed; reinstall with 'pip install session-toolset'",
             file=sys.stderr,
         )
+        return 2
+    except UsageError as err:
+        print(f"session-toolset {args[0]}: error: {err}", file=sys.stderr)
         return 2
     except SystemExit as exc:  # argparse's --help and usage errors inside a subcommand
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)

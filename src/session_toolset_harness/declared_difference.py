@@ -1,22 +1,15 @@
 """SPEC.md 1.4's declared difference: the number literals the original implementation's JSON
-parser reads otherwise than SPEC.md (and the reference) do, so a runner can set them apart.
+parser (serde_json 1.0.87 without ``float_roundtrip``) reads otherwise than SPEC.md does.
 
-The original parses with serde_json 1.0.87 built without ``float_roundtrip`` (reference/digest.json
-``description``).  Its number reader (`parse`), restated here as an independent description: it
-accumulates decimal digits into a u64 significand; when the next digit would overflow u64, the
-remaining integer digits only raise a decimal exponent and further fraction digits are dropped;
-then the value is ``f64(significand)`` multiplied or divided by ``10^|exponent|`` taken from a table
-of doubles ``1e0`` .. ``1e308`` (dividing by ``1e308`` first while the exponent is below -308) —
-two roundings, not one — and an infinite product is "number out of range".  An integer without
-fraction or exponent stays a u64, or an i64 when negative (``-0`` and anything below -2^63 become a
-double).  ``tests/corpus/test_declared_differences.py`` checks this description against every
-digest the original recorded, the mis-rounded ``notes`` and the ``rejected`` overflows included.
-
-Two classes of literal differ (`mishandled`): long literals rounded one ulp off (two roundings
-instead of one, e.g. ``14575064.835512457``), and in-range literals at the edge of the double range
-that overflow.  ``explore --exclude-tag declared-difference`` steers every request away from both
-(`steer_value`, `steer_line`): such a literal is replaced by a shorter one of the same sign and
-magnitude that both parsers read alike, and the replacements are counted.
+`parse` restates its number reader: decimal digits accumulate into a u64 significand (past
+u64, further integer digits raise the exponent and fraction digits are dropped), then
+``f64(significand)`` is multiplied or divided by ``10^|exponent|`` from a table of doubles (two
+roundings, not one); an infinite product is "number out of range"; an integer without fraction
+or exponent stays a u64 (an i64 when negative).  ``tests/corpus/test_declared_differences.py``
+checks it against every digest the original recorded.  Literals it reads otherwise
+(`mishandled`) are long ones rounded one ulp off and in-range ones at the edge of the double
+range; ``explore --exclude-tag declared-difference`` steers requests away from them
+(`steer_value`, `steer_line`).
 """
 
 from __future__ import annotations
@@ -44,101 +37,43 @@ class OutOfRange(ValueError):
     """serde_json's ``number out of range``."""
 
 
-def _overflows(significand: int, digit: int, limit: int) -> bool:
-    return significand * 10 + digit > limit
-
-
-class _Reader:
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.pos = 0
-
-    def peek(self) -> str:
-        return self.text[self.pos] if self.pos < len(self.text) else ""
-
-    def digit(self) -> int | None:
-        char = self.peek()
-        return int(char) if char and char in "0123456789" else None
+_LITERAL: Final = re.compile(r"(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?)([0-9]+))?")
 
 
 def parse(literal: str) -> int | float:
     """The value serde_json 1.0.87 gives a JSON number literal; raises :class:`OutOfRange`."""
-    reader = _Reader(literal)
-    positive = True
-    if reader.peek() == "-":
-        positive = False
-        reader.pos += 1
-    first = reader.digit()
-    assert first is not None, literal
-    reader.pos += 1
-    significand = first
-    if first != 0:
-        while (digit := reader.digit()) is not None:
-            if _overflows(significand, digit, U64_MAX):
-                return _long_integer(reader, positive, significand)
-            reader.pos += 1
-            significand = significand * 10 + digit
-    return _number(reader, positive, significand)
-
-
-def _number(reader: _Reader, positive: bool, significand: int) -> int | float:
-    char = reader.peek()
-    if char == ".":
-        return _decimal(reader, positive, significand, 0)
-    if char in ("e", "E"):
-        return _exponent(reader, positive, significand, 0)
-    if positive:
-        return significand
-    if significand == 0 or significand > 2**63:
-        return -float(significand)  # "-0" and values below i64::MIN: a double
-    return -significand
-
-
-def _long_integer(reader: _Reader, positive: bool, significand: int) -> float:
-    exponent = 0
-    while reader.digit() is not None:
-        reader.pos += 1
-        exponent += 1
-    char = reader.peek()
-    if char == ".":
-        return _decimal(reader, positive, significand, exponent)
-    if char in ("e", "E"):
-        return _exponent(reader, positive, significand, exponent)
-    return _from_parts(positive, significand, exponent)
-
-
-def _decimal(reader: _Reader, positive: bool, significand: int, exponent: int) -> float:
-    reader.pos += 1  # the point
-    while (digit := reader.digit()) is not None:
-        if _overflows(significand, digit, U64_MAX):
-            while reader.digit() is not None:  # every further digit is dropped
-                reader.pos += 1
+    found = _LITERAL.fullmatch(literal)
+    assert found is not None, literal
+    sign, integer, fraction, exp_sign, exp_digits = found.groups()
+    positive = not sign
+    significand = exponent = 0
+    overflowed = False
+    for char in integer:  # past u64, further integer digits only raise the exponent
+        overflowed = overflowed or significand * 10 + int(char) > U64_MAX
+        if overflowed:
+            exponent += 1
+        else:
+            significand = significand * 10 + int(char)
+    if fraction is None and exp_digits is None and not overflowed:
+        if positive:
+            return significand
+        if significand == 0 or significand > 2**63:
+            return -float(significand)  # "-0" and values below i64::MIN: a double
+        return -significand
+    for char in fraction or "":  # the first digit that would overflow drops the rest
+        if significand * 10 + int(char) > U64_MAX:
             break
-        reader.pos += 1
-        significand = significand * 10 + digit
+        significand = significand * 10 + int(char)
         exponent -= 1
-    if reader.peek() in ("e", "E"):
-        return _exponent(reader, positive, significand, exponent)
-    return _from_parts(positive, significand, exponent)
-
-
-def _exponent(reader: _Reader, positive: bool, significand: int, starting: int) -> float:
-    reader.pos += 1  # the e
-    positive_exp = True
-    if reader.peek() in ("+", "-"):
-        positive_exp = reader.peek() == "+"
-        reader.pos += 1
-    value = reader.digit()
-    assert value is not None, reader.text
-    reader.pos += 1
-    while (digit := reader.digit()) is not None:
-        if _overflows(value, digit, I32_MAX):
-            if significand != 0 and positive_exp:
-                raise OutOfRange(reader.text)
-            return 0.0 if positive else -0.0
-        reader.pos += 1
-        value = value * 10 + digit
-    exponent = starting + value if positive_exp else starting - value
+    if exp_digits is not None:
+        value = 0
+        for char in exp_digits:
+            if value * 10 + int(char) > I32_MAX:
+                if significand != 0 and exp_sign != "-":
+                    raise OutOfRange(literal)
+                return 0.0 if positive else -0.0
+            value = value * 10 + int(char)
+        exponent += -value if exp_sign == "-" else value
     return _from_parts(positive, significand, exponent)
 
 
@@ -244,10 +179,10 @@ def steer_value(value: Any) -> tuple[Any, int]:
     return value, 0
 
 
-_NUMBER: Final = re.compile(rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
-_NUMBER_CHARS: Final = frozenset(b"0123456789.eE+-")
-_WORD_CHARS: Final = _NUMBER_CHARS | frozenset(
-    b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
+_TOKEN: Final = re.compile(
+    rb'"(?:[^"\\]|\\.?)*"?'  # a string (to its end if unterminated): left alone
+    rb"|(?<![0-9A-Za-z_.+-])-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?(?![0-9.eE+-])",
+    re.DOTALL,
 )
 
 
@@ -255,34 +190,19 @@ def steer_line(line: bytes) -> tuple[bytes, int]:
     """A raw request line with every mishandled number token outside strings replaced (by the
     text of its `_steered` value), and how many were; tokens that are not JSON numbers (``01``,
     ``1.``) and text inside strings are left alone."""
+    count = 0
+
+    def replace(found: re.Match[bytes]) -> bytes:
+        nonlocal count
+        token = found.group()
+        replaced = None if token.startswith(b'"') else _literal(token.decode("ascii"))
+        count += replaced is not None
+        return token if replaced is None else replaced.encode("ascii")
+
     if not any(48 <= byte <= 57 for byte in line):
         return line, 0
-    out = bytearray()
-    count = index = 0
-    in_string = False
-    while index < len(line):
-        byte = line[index]
-        if in_string:
-            step = 2 if byte == 0x5C else 1  # a backslash escapes the next byte
-            out += line[index : index + step]
-            in_string = byte != 0x22
-            index += step
-            continue
-        if byte == 0x22:
-            in_string = True
-        elif byte in b"-0123456789" and (index == 0 or line[index - 1] not in _WORD_CHARS):
-            found = _NUMBER.match(line, index)
-            end = found.end() if found else index
-            if found and (end == len(line) or line[end] not in _NUMBER_CHARS):
-                text = found.group().decode("ascii")
-                replaced = _literal(text)
-                out += found.group() if replaced is None else replaced.encode("ascii")
-                count += replaced is not None
-                index = end
-                continue
-        out.append(byte)
-        index += 1
-    return (bytes(out), count) if count else (line, 0)
+    steered = _TOKEN.sub(replace, line)
+    return (steered, count) if count else (line, 0)
 
 
 def _literal(text: str) -> str | None:

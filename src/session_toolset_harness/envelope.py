@@ -1,19 +1,9 @@
-"""The envelope every ``--json`` report of ``session-toolset`` opens with.
-
-Whatever the command (``check``, ``prove``, ``conform``, ``explore``, ``trace``), a report is
-one JSON object whose first keys say what it is and how it ended, so a CI step can judge any of
-them the same way:
-
-* ``format``: ``"session-toolset CMD report"``; ``format_version``: an integer raised whenever the
-  report's own fields change incompatibly;
-* ``tool``: ``"session-toolset CMD"`` and ``version``: the installed tool's version;
-* ``verdict``: ``"pass"`` for a clean run, otherwise a word saying why (each report's schema lists
-  its words); ``complete``: false for a report written after an interruption or early stop,
-  or for a ``--merge`` missing a shard;
-* ``counts``: the report's headline numbers, each a non-negative integer.
-
-Each report has a JSON Schema in ``session_toolset_harness/schemas/`` (``CMD-report.schema.json``).
-``session-toolset prove`` writes the same envelope (the proofs import nothing from the harness).
+"""The envelope every ``--json`` report of ``session-toolset`` opens with, so a CI step can judge
+any of them the same way: ``format`` (``"session-toolset CMD report"``), ``format_version``,
+``tool``, ``version``, ``verdict`` (``"pass"`` or a word saying why not), ``complete`` (false
+after an interruption, or for a merge missing a shard) and ``counts``.  Each report has a JSON
+Schema in ``session_toolset_harness/schemas/``; ``prove`` restates the envelope (the proofs
+import nothing from the harness).
 """
 
 from __future__ import annotations
@@ -23,7 +13,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-__all__ = ["check_writable", "envelope", "tool_version", "writable_problem"]
+__all__ = ["check_writable", "envelope", "tool_version"]
 
 
 def tool_version() -> str:
@@ -54,30 +44,19 @@ def envelope(
     }
 
 
-def writable_problem(flag: str, path: Path | None) -> str | None:
-    """Why the report file ``path`` of ``flag`` cannot be written, checked before any work
-    (None when it can, or when no file was asked for).
-
-    Opening for append creates a missing file without truncating an existing one, and meets
-    every refusal the real write would (missing directory, a directory in the way, permissions,
-    a read-only file system); a file created only to probe is removed again."""
-    if path is None:
-        return None
-    existed = path.exists()
-    try:
-        with path.open("a", encoding="utf-8"):
-            pass
-        if not existed:
-            path.unlink()
-    except OSError as exc:
-        return f"cannot write {flag} {path}: {exc.strerror or exc}"
-    return None
-
-
 def check_writable(outputs: Iterable[tuple[str, Path | None]], error: type[Exception]) -> None:
     """Raise ``error`` for the first output file (flag, path) that cannot be written, so a
-    command fails as a usage error before any work rather than after it."""
+    command fails as a usage error before any work rather than after it.  Opening for append
+    creates a missing file without truncating an existing one and meets every refusal the real
+    write would; a file created only to probe is removed again."""
     for flag, path in outputs:
-        problem = writable_problem(flag, path)
-        if problem is not None:
-            raise error(problem)
+        if path is None:
+            continue
+        existed = path.exists()
+        try:
+            with path.open("a", encoding="utf-8"):
+                pass
+            if not existed:
+                path.unlink()
+        except OSError as exc:
+            raise error(f"cannot write {flag} {path}: {exc.strerror or exc}") from None

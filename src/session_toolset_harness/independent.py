@@ -1,21 +1,15 @@
 """The model against independent behaviour: the hand-written corpus and the original
-implementation's recorded walkthroughs replayed against the model's expected world.
-
-`session-toolset check` runs this next to the proofs and the conformance run, so a model bug
-that contradicts behaviour recorded from the original implementation (or written down by hand
-from SPEC.md) fails the main job, not only pytest.  The expected world
-(`session_toolset_model.world.World`: PROTOCOL.md + SPEC.md section 1 + the section 4 alias rule
-over the model's oracle) answers every request; a step whose answer SPEC.md leaves open ends its
-vector as *open* (counted, never a failure).  Generated groups are not replayed: ``model`` and
-``edge-families`` are built from this very world, ``model-cex`` and ``hazards`` from the model's
-oracle, so agreeing with them says nothing.
+implementation's recorded walkthroughs replayed against the model's expected world
+(`session_toolset_model.world.World`), a stage of ``check`` and ``prove``.  A step whose answer
+SPEC.md leaves open ends its vector as *open* (never a failure).  Generated groups are not
+replayed: they are built from this very world or the model's oracle.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -63,53 +57,20 @@ class IndependentReport:
         ] + [f"unreadable vector: {e}" for e in self.errors]
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "vectors": self.vectors,
-            "steps": self.steps,
-            "open": self.open,
-            "disagreements": [d.__dict__ for d in self.disagreements],
-            "errors": self.errors,
-        }
+        return {"ok": self.ok, **asdict(self)}
 
 
 def corpus_dir() -> Path:
     return Path(str(resources.files("session_toolset_harness").joinpath("vectors")))
 
 
-def independent_files(directory: Path) -> list[Path]:
-    """Every vector file of the corpus except the generated groups, in a stable order."""
-    return [
-        p
-        for p in sorted(directory.rglob("*.json"))
-        if p.relative_to(directory).parts[0] not in GENERATED_GROUPS
-    ]
-
-
-def _reply(world: World, step: dict[str, Any]) -> dict[str, Any]:
+def reply(world: World, step: dict[str, Any]) -> dict[str, Any]:
+    """The expected world's reply to one vector step (``send``, ``send_line`` or ``send_hex``)."""
     if "send_line" in step:
         return world.handle_line(str(step["send_line"]).encode("utf-8"))
     if "send_hex" in step:
         return world.handle_line(bytes.fromhex(str(step["send_hex"])))
     return world.handle(step["send"])
-
-
-def replay_document(doc: dict[str, Any], world: World, report: IndependentReport) -> None:
-    vector_id = str(doc.get("id"))
-    report.vectors += 1
-    for index, step in enumerate(doc["steps"]):
-        try:
-            reply = _reply(world, step)
-        except OutOfScope as why:
-            report.open.append(f"{vector_id} step {index}: {why}")
-            return
-        report.steps += 1
-        found = first_difference(step["expect"], reply)
-        if found is not None:
-            report.disagreements.append(
-                Disagreement(vector_id, index, f"{found.path}: {found.message}")
-            )
-            return
 
 
 def replay(
@@ -123,30 +84,31 @@ def replay(
     ``stop_at_first``, stop at the first disagreeing vector."""
     factory = World if world_factory is None else world_factory
     report = IndependentReport()
-    for path in independent_files(directory or corpus_dir()):
+    root = directory or corpus_dir()
+    for path in sorted(root.rglob("*.json")):
+        if path.relative_to(root).parts[0] in GENERATED_GROUPS:
+            continue
         try:
             doc = compact.expand(json.loads(path.read_text(encoding="utf-8")))
-            steps = doc["steps"]
+            steps, vector_id = doc["steps"], str(doc.get("id"))
             if not isinstance(steps, list):
                 raise TypeError("steps is not a list")
         except (OSError, ValueError, KeyError, TypeError) as err:
             report.errors.append(f"{path.name}: {err}")
             continue
-        replay_document(doc, factory(), report)
+        world = factory()
+        report.vectors += 1
+        for index, step in enumerate(steps):
+            try:
+                found = first_difference(step["expect"], reply(world, step))
+            except OutOfScope as why:
+                report.open.append(f"{vector_id} step {index}: {why}")
+                break
+            report.steps += 1
+            if found is not None:
+                detail = f"{found.path}: {found.message}"
+                report.disagreements.append(Disagreement(vector_id, index, detail))
+                break
         if stop_at_first and report.disagreements:
             break
     return report
-
-
-def run(quiet: bool = False) -> tuple[int, IndependentReport]:
-    """The `check` stage: print the summary line (and each disagreement); exit status 0/1."""
-    report = replay()
-    for d in report.disagreements:
-        print(f"  model disagrees: {d.vector_id} step {d.step}: {d.detail}")
-    for error in report.errors:
-        print(f"  unreadable vector: {error}")
-    if not quiet:
-        for item in report.open:
-            print(f"  open: {item}")
-    print(report.line(), flush=True)
-    return (0 if report.ok else 1), report

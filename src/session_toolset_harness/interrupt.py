@@ -1,16 +1,9 @@
 """Stopping a long command cleanly on Ctrl-C (SIGINT) or SIGTERM.
 
-While `raising_on_signals` is active, either signal raises `Interrupted` in the main thread, at
-whatever the command is doing (a wait on an adapter's reply included).  `Interrupted` is a
-`KeyboardInterrupt`, so code that already lets Ctrl-C through lets SIGTERM through too; the
-command catches it where it still holds its partial results, kills its child processes, writes
-its reports marked incomplete, and exits with ``128 + signal number`` (130 for SIGINT, 143 for
-SIGTERM), as a shell reports a process killed by that signal.
-
-A process started with SIGINT ignored (a background job of a script, ``cmd &``; a shell's
-``trap '' INT``) keeps ignoring it, as Python itself does: Ctrl-C was meant for something else.
-SIGTERM is always handled: it is how a supervisor, and the commands themselves (stopping their
-workers), end a run.
+Inside `raising_on_signals` either signal raises `Interrupted` (a `KeyboardInterrupt`) in the
+main thread; the command catches it where it holds its partial results, stops its children,
+writes its reports marked incomplete and exits ``128 + signal``.  A SIGINT ignored by whatever
+started the process stays ignored, as Python does; SIGTERM is always handled.
 """
 
 from __future__ import annotations
@@ -69,19 +62,15 @@ def raising_on_signals(
             before(signum)
         raise Interrupted(signum)
 
-    handled = [s for s in signals if not _ignored_interrupt(s)]
+    # an ignored SIGINT was inherited from whatever started the process: Python keeps it ignored
+    ignored = signal.SIGINT if signal.getsignal(signal.SIGINT) == signal.SIG_IGN else None
+    handled = [s for s in signals if s != ignored]
     previous = {signum: signal.signal(signum, handler) for signum in handled}
     try:
         yield
     finally:
         for signum, handler_before in previous.items():
             signal.signal(signum, handler_before)
-
-
-def _ignored_interrupt(signum: int) -> bool:
-    """Whether ``signum`` is a SIGINT this process ignores (inherited from whatever started it:
-    Python installs its own SIGINT handler only where SIGINT was not ignored)."""
-    return signum == signal.SIGINT and signal.getsignal(signum) == signal.SIG_IGN
 
 
 def stop_child_processes() -> None:

@@ -1,11 +1,6 @@
-"""``--summary FILE``: a short Markdown account of a run for a CI page.
-
-``conform``, ``explore`` and ``check`` each render their run as a title, a verdict line, one
-table (per vector group, per operation or per stage) and the first failure in a code block; the
-text goes to ``--summary FILE`` and, when the environment sets ``GITHUB_STEP_SUMMARY`` (GitHub
-Actions does for every step), is appended to that file too, so the job's summary page shows it
-with no extra step.  Both files are checked writable before any work (`outputs`): a
-``$GITHUB_STEP_SUMMARY`` that cannot be written is a usage error, like a ``--summary`` that cannot.
+"""``--summary FILE``: a short Markdown account of a run for a CI page (title, verdict, one
+table, the first failure), also appended to ``$GITHUB_STEP_SUMMARY`` when that is set; both
+files are checked writable before any work (`outputs`).
 """
 
 from __future__ import annotations
@@ -22,17 +17,13 @@ MAX_BLOCK_LINES = 60
 """A failure shown in a summary keeps its first lines; the JSON report has all of it."""
 
 
-def _cell(value: object) -> str:
-    return " ".join(str(value).split()).replace("|", "\\|")
-
-
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """A Markdown table (pipes in cells escaped, whitespace collapsed)."""
     lines = [
-        "| " + " | ".join(_cell(h) for h in headers) + " |",
-        "|" + "|".join("---" for _ in headers) + "|",
+        "| " + " | ".join(" ".join(str(v).split()).replace("|", "\\|") for v in row) + " |"
+        for row in (headers, *rows)
     ]
-    lines.extend("| " + " | ".join(_cell(v) for v in row) + " |" for row in rows)
+    lines.insert(1, "|" + "|".join("---" for _ in headers) + "|")
     return "\n".join(lines) + "\n"
 
 

@@ -82,3 +82,13 @@ def write_vector(tmp_path: Path) -> WriteVector:
         return path
 
     return write
+
+
+def conform(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """``session-toolset conform ARGV`` in-process: (exit status, stdout, stderr), no traceback."""
+    from session_toolset_harness.conform.cli import main
+
+    status = main(list(argv))
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    return status, captured.out, captured.err

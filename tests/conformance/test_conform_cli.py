@@ -16,17 +16,10 @@ from session_toolset_harness.conform import cli, skips
 from session_toolset_harness.conform.report import ConsoleReporter
 from session_toolset_harness.conform.results import RunResult, Status, VectorResult
 
-from .conftest import WriteVector, mini, parse_error, parse_ok, step
+from .conftest import WriteVector, conform, mini, parse_error, parse_ok, step
 
 SUMMARY = re.compile(r"^\d+ passed, \d+ failed, \d+ skipped, \d+ errored in \d+\.\d+ s$", re.M)
 WRONG = step({"op": "tool_id_parse", "raw": "a:b"}, {"ok": True, "id": "a:WRONG"})
-
-
-def conform(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    status = cli.main(list(argv))
-    captured = capsys.readouterr()
-    assert "Traceback" not in captured.err
-    return status, captured.out, captured.err
 
 
 @pytest.fixture

@@ -7,12 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
+from corpus.replay import run_vector
 
 from session_toolset_harness.conform import cli
 from session_toolset_harness.conform.jsonio import RawLine, encode_line, render
 from session_toolset_harness.conform.validate import validate_all
 from session_toolset_harness.conform.vectors import StepShapeError, discover, read_send
-from session_toolset_harness.corpus.replay import run_vector
 
 from .conftest import HELLO, RESET, WriteVector, document, mini, parse_ok
 

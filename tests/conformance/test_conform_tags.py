@@ -8,16 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from session_toolset_harness.conform import cli
-
-from .conftest import WriteVector, document, mini, parse_ok
-
-
-def conform(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    status = cli.main(list(argv))
-    captured = capsys.readouterr()
-    assert "Traceback" not in captured.err
-    return status, captured.out, captured.err
+from .conftest import WriteVector, conform, document, mini, parse_ok
 
 
 @pytest.fixture
@@ -69,21 +60,10 @@ def test_exclude_tag_wins_over_skip_must_fail_and_is_no_known_failure(
 ) -> None:
     skip, known = tmp_path / "skip.txt", tmp_path / "known.txt"
     skip.write_text("t/diff  listed\n", encoding="utf-8")
+    excluded = ["--exclude-tag", "slow", "--exclude-tag", "declared-difference"]
+    skipped = ["--skip", str(skip), "--skip-must-fail", "--emit-known-failures", str(known)]
     status, out, _ = conform(
-        capsys,
-        "--adapter",
-        mini(),
-        "--vectors",
-        str(tagged),
-        "--exclude-tag",
-        "slow",
-        "--exclude-tag",
-        "declared-difference",
-        "--skip",
-        str(skip),
-        "--skip-must-fail",
-        "--emit-known-failures",
-        str(known),
+        capsys, "--adapter", mini(), "--vectors", str(tagged), *excluded, *skipped
     )
     # t/diff passes but is excluded, so it is not a stale skip entry; t/both names the first
     # given --exclude-tag it carries

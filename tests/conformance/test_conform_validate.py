@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -105,4 +104,4 @@ def test_schema_files_are_valid_draft_2020_12() -> None:
     from jsonschema import Draft202012Validator
 
     for name in schemas.SCHEMA_NAMES:
-        Draft202012Validator.check_schema(json.loads(schemas.schema_text(name)))
+        Draft202012Validator.check_schema(schemas.load_schema(name))

@@ -1,4 +1,4 @@
-"""Both transports of `conform.pipes` keep the client's contract: ``send`` never blocks, replies
+"""The transport of `conform.pipes` keeps the client's contract: ``send`` never blocks, replies
 come back whole and in order however many are in flight, the end of stdout (and an over-long
 line) stays visible, nothing waits past its timeout, and closing writes what was queued first.
 
@@ -24,7 +24,7 @@ from session_toolset_harness.conform import pipes
 from session_toolset_harness.conform.client import AdapterProcess, ExchangeError, Reply
 
 T = TypeVar("T")
-Start = Callable[[str], tuple["subprocess.Popen[bytes]", pipes.Transport]]
+Start = Callable[[str], tuple["subprocess.Popen[bytes]", pipes.SelectPipes]]
 
 ECHO = (
     "import sys\n"
@@ -41,8 +41,6 @@ HUGE = (  # one line longer than the client accepts, and no end to it
     f"import sys, time\nsys.stdout.write('x' * {pipes.MAX_REPLY_BYTES + 1})\n"
     "sys.stdout.flush()\ntime.sleep(60)\n"
 )
-
-TRANSPORTS = {"select": False, "threads": True}
 
 
 def _within(seconds: float, work: Callable[[], T]) -> T:
@@ -65,20 +63,11 @@ def _within(seconds: float, work: Callable[[], T]) -> T:
     return box[0]
 
 
-@pytest.fixture(params=sorted(TRANSPORTS))
-def threads(request: pytest.FixtureRequest) -> bool:
-    if not TRANSPORTS[request.param] and sys.platform == "win32":
-        pytest.skip("pipes cannot be selected on Windows")
-    return TRANSPORTS[request.param]
-
-
 @pytest.fixture
-def start(
-    threads: bool,
-) -> Iterator[Start]:
-    started: list[tuple[subprocess.Popen[bytes], pipes.Transport]] = []
+def start() -> Iterator[Start]:
+    started: list[tuple[subprocess.Popen[bytes], pipes.SelectPipes]] = []
 
-    def launch(script: str) -> tuple[subprocess.Popen[bytes], pipes.Transport]:
+    def launch(script: str) -> tuple[subprocess.Popen[bytes], pipes.SelectPipes]:
         proc = subprocess.Popen(
             [sys.executable, "-c", script],
             stdin=subprocess.PIPE,
@@ -86,26 +75,12 @@ def start(
             bufsize=0,
         )
         assert proc.stdin is not None and proc.stdout is not None
-        transport = pipes.open_transport(proc.stdin, proc.stdout, threads=threads)
+        transport = pipes.SelectPipes(proc.stdin, proc.stdout)
         started.append((proc, transport))
         return proc, transport
 
     yield launch
     for proc, transport in started:
-        proc.kill()
-        proc.wait()
-        transport.shut()
-
-
-def test_the_transport_asked_for_is_the_one_used(threads: bool) -> None:
-    proc = subprocess.Popen(
-        [sys.executable, "-c", ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-    transport = pipes.open_transport(proc.stdin, proc.stdout, threads=threads)
-    try:
-        assert isinstance(transport, pipes.ThreadPipes if threads else pipes.SelectPipes)
-    finally:
         proc.kill()
         proc.wait()
         transport.shut()
@@ -186,18 +161,17 @@ def test_a_killed_adapter_reads_as_the_end(
     assert isinstance(_within(10.0, lambda: transport.take(5.0)), pipes.Eof)
 
 
-def test_the_client_answers_the_same_over_both_transports(threads: bool) -> None:
+def test_the_client_answers_pipelined_requests_in_order() -> None:
     script = (
         "import sys, json\n"
         "for line in sys.stdin:\n"
         "    print(json.dumps({'ok': True, 'n': json.loads(line)['n']}), flush=True)\n"
     )
-    adapter = AdapterProcess([sys.executable, "-c", script], threads=threads)
+    adapter = AdapterProcess([sys.executable, "-c", script])
     try:
         answers = _within(
             30.0, lambda: list(adapter.exchange_pipelined([{"n": i} for i in range(500)], 10.0))
         )
-        assert isinstance(adapter._pipes, pipes.ThreadPipes if threads else pipes.SelectPipes)
     finally:
         status = adapter.close()
     assert [a.value["n"] for a in answers if isinstance(a, Reply)] == list(range(500))
@@ -205,7 +179,6 @@ def test_the_client_answers_the_same_over_both_transports(threads: bool) -> None
     assert status == 0
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="pipes cannot be selected on Windows")
 def test_waiting_for_a_reply_selects_once_and_never_past_the_timeout(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -265,22 +238,22 @@ GOODBYE = (  # reads to EOF, then writes more than a pipe holds before exiting 0
 
 @pytest.mark.parametrize("script", [ECHO, GOODBYE], ids=["unread-replies", "goodbye"])
 def test_close_reports_the_exit_status_of_an_adapter_still_writing(
-    threads: bool, script: str
+    script: str,
 ) -> None:
     # Replies nobody read (and lines written after EOF) must not keep the adapter blocked on
     # a full stdout pipe until close() kills it: close() reads them while it waits.
-    adapter = AdapterProcess([sys.executable, "-c", script], threads=threads)
+    adapter = AdapterProcess([sys.executable, "-c", script])
     adapter.send([{"pad": "p" * 1000, "n": i} for i in range(1000)])  # 1 MB, no reply read
     assert _within(30.0, adapter.close) == 0
 
 
-def test_close_after_the_adapter_shut_its_stdin_reports_its_exit_status(threads: bool) -> None:
+def test_close_after_the_adapter_shut_its_stdin_reports_its_exit_status() -> None:
     # A request that can never be written (the pipe is broken) is not a hang to kill for.
     script = (
         "import os, sys\nos.close(0)\n"
         "sys.stdout.write('{\"closed\": true}\\n')\nsys.stdout.flush()\nos._exit(3)\n"
     )
-    adapter = AdapterProcess([sys.executable, "-c", script], threads=threads)
+    adapter = AdapterProcess([sys.executable, "-c", script])
     adapter.send([{"op": "hello"}])  # not exchange(): the line may come before it is sent
     first = _within(30.0, lambda: adapter.receive(10.0))
     assert isinstance(first, Reply) and first.value == {"closed": True}
@@ -289,7 +262,7 @@ def test_close_after_the_adapter_shut_its_stdin_reports_its_exit_status(threads:
 
 
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc/self/fd")
-def test_a_finished_adapter_holds_no_file_descriptor(threads: bool) -> None:
+def test_a_finished_adapter_holds_no_file_descriptor() -> None:
     # Counted while every AdapterProcess is still referenced: the garbage collector must not
     # be what closes the pipes, the selector or the process's streams.
     crash = "import sys\nsys.stdin.readline()\nsys.exit(3)\n"
@@ -297,9 +270,7 @@ def test_a_finished_adapter_holds_no_file_descriptor(threads: bool) -> None:
     before = len(os.listdir("/proc/self/fd"))
     for end in ("close", "kill", "crash"):
         for _ in range(5):
-            adapter = AdapterProcess(
-                [sys.executable, "-c", crash if end == "crash" else ECHO], threads=threads
-            )
+            adapter = AdapterProcess([sys.executable, "-c", crash if end == "crash" else ECHO])
             kept.append(adapter)
             answer = _within(30.0, functools.partial(adapter.exchange, {"n": 1}, 10.0))
             assert isinstance(answer, ExchangeError if end == "crash" else Reply)

@@ -16,15 +16,16 @@ the Node.js skeleton after the corpus changed.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final
 
 from session_toolset.json_value import JsonInputError, parse_json
 from session_toolset_harness.conform import skips
+from session_toolset_harness.conform.schemas import request_ops
 from session_toolset_harness.conform.vectors import documents as vector_files
 from session_toolset_harness.corpus.build import DEFAULT_OUT
-from session_toolset_harness.corpus.codes import OPS
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 SKIP_FILE: Final = skips.PACKAGED["skeleton"]
@@ -68,7 +69,7 @@ def needed_op(step: Mapping[str, object]) -> str | None:
     if not isinstance(request, dict):
         return None  # malformed or not an object: Protocol for every implementation
     op = request.get("op")
-    if isinstance(op, str) and op in OPS and op not in EXAMPLE_OPS:
+    if isinstance(op, str) and op in request_ops() and op not in EXAMPLE_OPS:
         return op
     return None  # a skeleton op, or an unknown op (Protocol everywhere)
 
@@ -151,6 +152,15 @@ def step_vectors(directory: Path) -> list[str]:
 def in_scope_paths() -> list[str]:
     """The vector files of the packaged corpus that the examples' ops can pass."""
     return [str(DEFAULT_OUT / f"{d['id']}.json") for d in vector_documents() if in_scope(d)]
+
+
+def assert_op_lists(source: str, listing: str, entry: str) -> None:
+    """A skeleton's ``source`` handles exactly `EXAMPLE_OPS` (``case "op":``) and lists every
+    other op of PROTOCOL.md as not implemented (``listing``: the list, ``entry``: one op in it)."""
+    block = re.search(listing, source, re.S)
+    assert block is not None
+    assert set(re.findall(r'case "([a-z_]+)":', source)) == EXAMPLE_OPS
+    assert set(re.findall(entry, block.group(1))) == set(request_ops()) - EXAMPLE_OPS
 
 
 if __name__ == "__main__":

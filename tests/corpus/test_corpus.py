@@ -15,15 +15,17 @@ from typing import Any
 
 import pytest
 
+from corpus.replay import Handle, run_all, run_vector
 from session_toolset import errors
 from session_toolset.adapter import World, handle_line
 from session_toolset.adapter.ops import HANDLERS
-from session_toolset_harness.conform import compact
+from session_toolset_harness.conform import codes, compact
 from session_toolset_harness.conform.checks import op_of
 from session_toolset_harness.conform.cli import main as conform_main
+from session_toolset_harness.conform.schemas import request_ops
 from session_toolset_harness.conform.vectors import documents as vector_documents
 from session_toolset_harness.conform.vectors import read_send
-from session_toolset_harness.corpus import build, codes, derived
+from session_toolset_harness.corpus import build, derived
 from session_toolset_harness.corpus.__main__ import main as corpus_main
 from session_toolset_harness.corpus.build import (
     DEFAULT_OUT,
@@ -32,9 +34,7 @@ from session_toolset_harness.corpus.build import (
     check,
     hand_written,
     render,
-    render_expanded,
 )
-from session_toolset_harness.corpus.replay import Handle, run_all, run_vector
 
 pytestmark = pytest.mark.spec("all")
 
@@ -103,7 +103,7 @@ def test_check_notices_each_kind_of_problem_and_build_fixes_the_layout(tmp_path:
     target.write_text(render(document), encoding="utf-8")
     unknown = dict(document, setup=["standard-catalog", "no-such-setup"])
     (out / "gate" / "unknown-setup.json").write_text(render(unknown), encoding="utf-8")
-    (out / "gate" / "expanded.json").write_text(render_expanded(compact.expand(document)))
+    (out / "gate" / "expanded.json").write_text(compact.render_expanded(compact.expand(document)))
     (out / "gate" / "broken.json").write_text("{", encoding="utf-8")
     problems = check(out)
     assert problems[0].startswith("unreadable: gate/broken.json")
@@ -164,7 +164,7 @@ def test_expand_writes_what_the_runner_runs(tmp_path: Path) -> None:
     for path in hand_written(out):
         document = json.loads(path.read_text(encoding="utf-8"))
         assert "setup" not in document
-        assert path.read_text(encoding="utf-8") == render_expanded(document)
+        assert path.read_text(encoding="utf-8") == compact.render_expanded(document)
     for directory in FOREIGN_DIRS:  # derived vectors are already expanded: copied byte for byte
         for path in (DEFAULT_OUT / directory).rglob("*.json"):
             assert (out / path.relative_to(DEFAULT_OUT)).read_bytes() == path.read_bytes()
@@ -286,21 +286,21 @@ def _implementation_codes() -> set[str]:
 
 
 def test_code_lists_agree() -> None:
-    assert set(codes.ALL_CODES) == _implementation_codes()
+    assert set(codes.KNOWN_CODES) == _implementation_codes()
 
 
 def test_every_reachable_code_is_hit() -> None:
     _, hit = _hits()
-    missing = [c for c in codes.REACHABLE if c not in hit]
+    missing = [c for c in codes.REACHABLE_CODES if c not in hit]
     assert missing == []
     assert not hit & set(codes.UNREACHABLE)
-    assert hit <= set(codes.ALL_CODES)
+    assert hit <= set(codes.KNOWN_CODES)
 
 
 def test_every_op_is_sent() -> None:
     sent, _ = _hits()
-    assert set(codes.OPS) == set(HANDLERS)
-    assert set(codes.OPS) <= sent
+    assert set(request_ops()) == set(HANDLERS)
+    assert set(request_ops()) <= sent
 
 
 def test_runner_sees_full_coverage(capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -19,11 +18,10 @@ from typing import Final
 
 import pytest
 
-from corpus.example_scope import EXAMPLE_OPS, ROOT, step_vectors
+from corpus.example_scope import ROOT, assert_op_lists, step_vectors
 from session_toolset.adapter import World, handle_line
 from session_toolset_harness.conform.cli import main as conform_main
 from session_toolset_harness.corpus.build import DEFAULT_OUT
-from session_toolset_harness.corpus.codes import OPS
 
 SKELETON: Final = ROOT / "docs" / "examples" / "adapter-skeleton.go"
 DIGEST_JSON: Final = DEFAULT_OUT.parent / "reference" / "digest.json"
@@ -59,12 +57,8 @@ def skeleton(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 def test_the_skeletons_op_lists_match_protocol_md() -> None:
     source = SKELETON.read_text(encoding="utf-8")
-    block = re.search(r"var notImplemented = map\[string\]bool\{(.*?)\n\}", source, re.S)
-    assert block is not None
-    not_implemented = set(re.findall(r'"([a-z_]+)": true', block.group(1)))
-    handled = set(re.findall(r'case "([a-z_]+)":', source))
-    assert handled == EXAMPLE_OPS
-    assert not_implemented == set(OPS) - EXAMPLE_OPS
+    listing = r"var notImplemented = map\[string\]bool\{(.*?)\n\}"
+    assert_op_lists(source, listing, r'"([a-z_]+)": true')
 
 
 @needs_go

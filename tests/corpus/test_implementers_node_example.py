@@ -7,7 +7,6 @@ run the skeleton need ``node``; they skip, saying so, where it is missing.
 from __future__ import annotations
 
 import json
-import re
 import shlex
 import shutil
 import subprocess
@@ -23,6 +22,7 @@ from corpus.example_scope import (
     ROOT,
     SKIP_FILE,
     Obj,
+    assert_op_lists,
     in_scope,
     in_scope_paths,
     needed_op,
@@ -32,8 +32,8 @@ from corpus.example_scope import (
 from session_toolset.adapter import World, handle_line
 from session_toolset_harness.conform import skips
 from session_toolset_harness.conform.cli import main as conform_main
+from session_toolset_harness.conform.schemas import request_ops
 from session_toolset_harness.corpus.build import DEFAULT_OUT
-from session_toolset_harness.corpus.codes import OPS
 
 SKELETON: Final = ROOT / "docs" / "examples" / "adapter-skeleton.mjs"
 DIGEST_JSON: Final = DEFAULT_OUT.parent / "reference" / "digest.json"
@@ -134,12 +134,8 @@ def test_the_shipped_skip_file_lists_exactly_the_vectors_beyond_the_skeleton() -
 
 def test_the_skeletons_op_lists_match_protocol_md() -> None:
     source = SKELETON.read_text(encoding="utf-8")
-    block = re.search(r"const NOT_IMPLEMENTED = new Set\(\[(.*?)\]\);", source, re.S)
-    assert block is not None
-    not_implemented = set(re.findall(r'"([a-z_]+)"', block.group(1)))
-    cases = set(re.findall(r'case "([a-z_]+)":', source))
-    assert cases == EXAMPLE_OPS
-    assert not_implemented == set(OPS) - EXAMPLE_OPS
+    listing = r"const NOT_IMPLEMENTED = new Set\(\[(.*?)\]\);"
+    assert_op_lists(source, listing, r'"([a-z_]+)"')
 
 
 # ------------------------------------------------------------------ the skeleton through conform
@@ -228,7 +224,7 @@ def test_skeleton_answers_every_probe_line_as_the_reference_adapter_does() -> No
 
 @needs_node
 def test_skeleton_answers_protocol_not_implemented_for_every_other_op() -> None:
-    others = [op for op in OPS if op not in EXAMPLE_OPS]
+    others = [op for op in request_ops() if op not in EXAMPLE_OPS]
     replies, done = run_skeleton([json.dumps({"op": op}).encode() for op in others])
     assert done.returncode == 0
     for op, reply in zip(others, replies, strict=True):

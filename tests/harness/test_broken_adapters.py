@@ -295,16 +295,17 @@ def test_explore_reports_an_extra_line_as_one(
     assert_valid("explore", found)
 
 
+def _never(*_args: object, **_kwargs: object) -> object:
+    raise AssertionError("the work ran")
+
+
 # --- output paths before any work --------------------------------------------------------------
 
 
 def test_check_refuses_an_unwritable_json_before_proving(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    def never(*_args: object) -> object:
-        raise AssertionError("the proofs ran")
-
-    monkeypatch.setattr("session_toolset_proofs.report.run", never)
+    monkeypatch.setattr("session_toolset_proofs.report.run", _never)
     assert check.main(["--json", str(tmp_path / "missing" / "c.json")]) == 2
     err = capsys.readouterr().err
     assert "cannot write --json" in err and "No such file or directory" in err
@@ -314,10 +315,7 @@ def test_check_refuses_an_unwritable_json_before_proving(
 def test_check_refuses_an_adapter_that_fails_its_hello_before_proving(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, adapter: str
 ) -> None:
-    def never(*_args: object) -> object:
-        raise AssertionError("the proofs ran")
-
-    monkeypatch.setattr("session_toolset_proofs.report.run", never)
+    monkeypatch.setattr("session_toolset_proofs.report.run", _never)
     assert check.main(["--adapter", adapter]) == 2
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("session-toolset check: error: ")
@@ -330,11 +328,8 @@ def test_prove_refuses_an_unwritable_report_before_proving(
 ) -> None:
     from session_toolset_proofs import cli as prove_cli
 
-    def never(*_args: object, **_kwargs: object) -> object:
-        raise AssertionError("the proofs ran")
-
-    monkeypatch.setattr(prove_cli, "run", never)
-    monkeypatch.setattr(prove_cli, "check_all", never)  # the hazards
+    monkeypatch.setattr(prove_cli, "run", _never)
+    monkeypatch.setattr(prove_cli, "check_all", _never)  # the hazards
     blocker = tmp_path / "a-file"
     blocker.write_text("", encoding="utf-8")
     assert prove_cli.main([flag, str(blocker / "p.out")]) == 2  # a file where a directory goes
@@ -346,10 +341,7 @@ def test_prove_refuses_an_unwritable_report_before_proving(
 def test_explore_refuses_an_unwritable_output_before_exploring(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, flag: str
 ) -> None:
-    def never(*_args: object, **_kwargs: object) -> object:
-        raise AssertionError("the exploration ran")
-
-    monkeypatch.setattr(explore_cli, "run_plan", never)
+    monkeypatch.setattr(explore_cli, "run_plan", _never)
     assert explore_cli.main([flag, str(tmp_path / "missing" / "f.json")]) == 2
     assert f"cannot write {flag}" in capsys.readouterr().err
 
@@ -594,10 +586,6 @@ def test_prove_interrupted_writes_the_checks_that_finished_and_leaves_no_process
         junit.read_text()
     )
     wait_for(lambda: not [pid for pid in seen | descendants(proc.pid) if alive(pid)], 5)
-
-
-def _never(*_args: object, **_kwargs: object) -> object:
-    raise AssertionError("the work ran")
 
 
 @pytest.mark.parametrize("command", ["conform", "conform --merge", "explore", "explore --merge"])

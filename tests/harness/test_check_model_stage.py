@@ -7,30 +7,27 @@ import json
 from pathlib import Path
 
 import pytest
-import session_toolset_proofs.cli as prove_cli
 from session_toolset_model import sets
 from session_toolset_model.algebra import Algebra, Term
 from session_toolset_model.state import State
 from session_toolset_model.world import World
 from session_toolset_proofs.mutants import variant as mutant_variant
 
-import session_toolset_harness.conform.cli as conform_cli
-from session_toolset_harness import independent
+from session_toolset_harness import check, independent
 from session_toolset_harness.check import main, model_vs_implementation
 
 pytestmark = pytest.mark.spec("6")
 
 
-def _passing_stage(argv: list[str]) -> int:
-    Path(argv[argv.index("--json") + 1]).write_text("{}", encoding="utf-8")
-    return 0
+def _passing_stage(*_args: object) -> object:
+    return check._Stage(0, 0.0, "stubbed", {})
 
 
 @pytest.fixture
 def other_stages_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     """Proofs and conformance are stubbed out: this is about the model stage alone."""
-    monkeypatch.setattr(prove_cli, "main", _passing_stage)
-    monkeypatch.setattr(conform_cli, "main", _passing_stage)
+    monkeypatch.setattr(check, "_prove", _passing_stage)
+    monkeypatch.setattr(check, "_conform", _passing_stage)
 
 
 @pytest.mark.usefixtures("other_stages_pass")

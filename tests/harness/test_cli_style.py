@@ -105,23 +105,20 @@ def _one_error_line(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
 
 
 @pytest.mark.parametrize(
-    "argv", [[command, *flags] for command, cases in BAD_FLAGS.items() for flags in cases]
+    ("argv", "hint"),
+    [
+        ([command, *flags], table is BAD_FLAGS)
+        for table in (BAD_FLAGS, BAD_INPUT)
+        for command, cases in table.items()
+        for flags in cases
+    ],
 )
-def test_a_command_line_error_is_one_line_with_the_help_hint(
-    argv: list[str], capsys: pytest.CaptureFixture[str]
+def test_an_error_is_one_line_with_the_help_hint_only_for_the_command_line(
+    argv: list[str], hint: bool, capsys: pytest.CaptureFixture[str]
 ) -> None:
     line = _one_error_line(argv, capsys)
-    assert line.startswith(f"session-toolset {argv[0]}: error: ") and line.endswith(HINT), line
-
-
-@pytest.mark.parametrize(
-    "argv", [[command, *flags] for command, cases in BAD_INPUT.items() for flags in cases]
-)
-def test_an_input_error_is_one_line_without_the_hint(
-    argv: list[str], capsys: pytest.CaptureFixture[str]
-) -> None:
-    line = _one_error_line(argv, capsys)
-    assert line.startswith(f"session-toolset {argv[0]}: error: ") and HINT not in line, line
+    assert line.startswith(f"session-toolset {argv[0]}: error: "), line
+    assert line.endswith(HINT) if hint else HINT not in line, line
 
 
 def test_an_unknown_command_is_one_line_with_the_help_hint(

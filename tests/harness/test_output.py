@@ -16,6 +16,7 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from session_toolset_proofs import cli as prove_cli
@@ -81,9 +82,25 @@ def _miniature(name: str) -> str:
 # --- check ------------------------------------------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def check_on_a_terminal(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str, Any]:
+    """One real ``session-toolset check --json FILE`` on a pseudo-terminal (the proofs are the
+    costly part: the other check tests replay its proof rows): status, terminal, report."""
+    report = tmp_path_factory.mktemp("check") / "check.json"
+    status, out = _in_terminal("check", "--json", str(report))
+    return status, out, json.loads(report.read_text(encoding="utf-8"))
+
+
 def test_check_off_a_terminal_prints_the_summary_line_only(
     capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    check_on_a_terminal: tuple[int, str, Any],
 ) -> None:
+    # the proof rows of the terminal run (every stage but the proofs runs again here)
+    fields = ("name", "profile", "kind", "check", "result", "expected", "seconds")
+    proved = check_on_a_terminal[2]["prove"]["report"]["rows"]
+    rows = [Row(**{f: r[f] for f in fields}, basis=r.get("basis", "")) for r in proved]
+    monkeypatch.setattr("session_toolset_proofs.report.run", lambda *_: Report(rows))
     assert check.main([]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 1, lines
@@ -94,8 +111,10 @@ def test_check_off_a_terminal_prints_the_summary_line_only(
     assert found[5] == found[6] and int(found[6]) > 200  # every vector passed
 
 
-def test_check_on_a_terminal_shows_progress_and_ends_with_the_summary() -> None:
-    status, out = _in_terminal("check")
+def test_check_on_a_terminal_shows_progress_and_ends_with_the_summary(
+    check_on_a_terminal: tuple[int, str, Any],
+) -> None:
+    status, out, report = check_on_a_terminal
     # what the terminal shows at the end: each line as its last carriage return left it
     lines = [shown for line in out.split("\n") if (shown := line.rsplit("\r", 1)[-1].rstrip())]
     assert status == 0, out
@@ -105,6 +124,7 @@ def test_check_on_a_terminal_shows_progress_and_ends_with_the_summary() -> None:
     drawn = re.findall(r"\rconform: (\d+)/(\d+) vectors \([\d.,]+ vectors/s", out)
     assert drawn and int(drawn[0][1]) > 200, out
     assert len(lines) == 3 and CHECK_SUMMARY.fullmatch(lines[-1]), lines
+    assert report["verdict"] == "pass" and len(report["prove"]["report"]["rows"]) > 100
 
 
 def test_check_verbose_prints_the_full_tables(

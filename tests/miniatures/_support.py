@@ -15,23 +15,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from unittest import mock
 
+from session_toolset import errors
 from session_toolset import gate as gate_module
 from session_toolset.adapter import main as adapter_main
 from session_toolset.catalog import ToolCatalog
-from session_toolset.errors import (
-    ActivationAlreadyActivated,
-    ActivationAlreadyCore,
-    ActivationDigestMismatch,
-    ActivationSessionMismatch,
-    ActivationStaleGeneration,
-    ActivationStaleSnapshot,
-    ActivationUnknownTool,
-    AuthorizationNotActivated,
-    AuthorizationNotCataloged,
-    AuthorizationSchemaDigestMismatch,
-    AuthorizationSourceProvenanceMismatch,
-    AuthorizationUntrustedSource,
-)
 from session_toolset.gate import CoreBasis, ExactBasis, ExecutionGate
 from session_toolset.grant import SessionActivationGrant
 from session_toolset.record import CapabilityRecord
@@ -55,8 +42,11 @@ def serve(patch: Patch) -> int:
         return adapter_main()
 
 
-def run_script(patch: Patch) -> None:
-    sys.exit(serve(patch))
+def run_script(patch: Patch, name: str) -> None:
+    """Serve the reference adapter with ``patch`` applied when the miniature's module ``name`` is
+    ``__main__`` (run as a script, as ``conform --adapter`` does)."""
+    if name == "__main__":
+        sys.exit(serve(patch))
 
 
 def make_authorize(
@@ -71,30 +61,30 @@ def make_authorize(
         record = catalog.get(tool_id)
         early = record.factory() if factory_first and record is not None else None
         if record is None:
-            raise AuthorizationNotCataloged(tool_id.text)
+            raise errors.AuthorizationNotCataloged(tool_id.text)
         basis: CoreBasis | ExactBasis
         pin = tool_set.core_pin(tool_id)
         if pin is not None:
             if check_digest and pin.schema_digest != record.schema_digest:
-                raise AuthorizationSchemaDigestMismatch(tool_id.text)
+                raise errors.AuthorizationSchemaDigestMismatch(tool_id.text)
             basis, pinned = CoreBasis(), pin.provenance
         else:
             activated = tool_set.activation(tool_id)
             if activated is None:
-                raise AuthorizationNotActivated(tool_id.text)
+                raise errors.AuthorizationNotActivated(tool_id.text)
             grant = activated.grant
             if check_digest:
                 if grant.schema_digest != record.schema_digest:
-                    raise AuthorizationSchemaDigestMismatch(tool_id.text)
+                    raise errors.AuthorizationSchemaDigestMismatch(tool_id.text)
                 if not grant.covers_call(tool_set.session, tool_id, record.schema_digest):
-                    raise AuthorizationNotActivated(tool_id.text)
+                    raise errors.AuthorizationNotActivated(tool_id.text)
             basis, pinned = ExactBasis(grant.catalog_generation), activated.provenance
         if check_provenance and pinned != record.provenance:
-            raise AuthorizationSourceProvenanceMismatch(tool_id.text)
+            raise errors.AuthorizationSourceProvenanceMismatch(tool_id.text)
         if record.trust is SourceTrust.UNTRUSTED:
-            raise AuthorizationUntrustedSource(tool_id.text)
+            raise errors.AuthorizationUntrustedSource(tool_id.text)
         if record.trust is SourceTrust.PROVENANCE_MISMATCH:
-            raise AuthorizationSourceProvenanceMismatch(tool_id.text)
+            raise errors.AuthorizationSourceProvenanceMismatch(tool_id.text)
         implementation = early if factory_first else record.factory()
         token = gate_module._GATE_TOKEN
         return gate_module.AuthorizedToolCall(token, resolved, implementation, basis)
@@ -113,22 +103,22 @@ def make_check_grant(*, check_generation: bool = True, check_snapshot: bool = Tr
         self: SessionToolSet, grant: SessionActivationGrant, catalog: ToolCatalog
     ) -> CapabilityRecord:
         if grant.session_id != self.session:
-            raise ActivationSessionMismatch()
+            raise errors.ActivationSessionMismatch()
         tool_id = grant.tool_id
         record = catalog.get(tool_id)
         if record is None:
-            raise ActivationUnknownTool(tool_id.text)
+            raise errors.ActivationUnknownTool(tool_id.text)
         current = catalog.generation
         if check_generation and grant.catalog_generation != current:
-            raise ActivationStaleGeneration(grant.catalog_generation.value, current.value)
+            raise errors.ActivationStaleGeneration(grant.catalog_generation.value, current.value)
         if grant.schema_digest != record.schema_digest:
-            raise ActivationDigestMismatch(tool_id.text)
+            raise errors.ActivationDigestMismatch(tool_id.text)
         if check_snapshot and self.catalog_generation != current:
-            raise ActivationStaleSnapshot(self.catalog_generation.value, current.value)
+            raise errors.ActivationStaleSnapshot(self.catalog_generation.value, current.value)
         if self.activation(tool_id) is not None:
-            raise ActivationAlreadyActivated(tool_id.text)
+            raise errors.ActivationAlreadyActivated(tool_id.text)
         if self.core_pin(tool_id) is not None:
-            raise ActivationAlreadyCore(tool_id.text)
+            raise errors.ActivationAlreadyCore(tool_id.text)
         return record
 
     return _check_grant

@@ -33,5 +33,4 @@ def patch() -> contextlib.AbstractContextManager[None]:
     return replaced(SchemaDigest, "of", classmethod(_of))
 
 
-if __name__ == "__main__":
-    run_script(patch)
+run_script(patch, __name__)

@@ -6,7 +6,7 @@ Caught by ``gate/authorized-basis-and-factory`` (factory_calls counts a denied c
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import sys
 from pathlib import Path
 
@@ -18,10 +18,6 @@ from miniatures._support import patch_authorize, run_script
 #: A vector of the corpus that must fail against this miniature.
 CAUGHT_BY = "gate/authorized-basis-and-factory"
 
+patch = functools.partial(patch_authorize, factory_first=True)
 
-def patch() -> contextlib.AbstractContextManager[None]:
-    return patch_authorize(factory_first=True)
-
-
-if __name__ == "__main__":
-    run_script(patch)
+run_script(patch, __name__)

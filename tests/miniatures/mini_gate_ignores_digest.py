@@ -6,7 +6,7 @@ Caught by ``gate/digest-drift`` (a changed schema is authorized instead of Schem
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import sys
 from pathlib import Path
 
@@ -18,10 +18,6 @@ from miniatures._support import patch_authorize, run_script
 #: A vector of the corpus that must fail against this miniature.
 CAUGHT_BY = "gate/digest-drift"
 
+patch = functools.partial(patch_authorize, check_digest=False)
 
-def patch() -> contextlib.AbstractContextManager[None]:
-    return patch_authorize(check_digest=False)
-
-
-if __name__ == "__main__":
-    run_script(patch)
+run_script(patch, __name__)

@@ -8,7 +8,7 @@ SourceProvenanceMismatch).
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import sys
 from pathlib import Path
 
@@ -20,10 +20,6 @@ from miniatures._support import patch_authorize, run_script
 #: A vector of the corpus that must fail against this miniature.
 CAUGHT_BY = "gate/coherent-imposter"
 
+patch = functools.partial(patch_authorize, check_provenance=False)
 
-def patch() -> contextlib.AbstractContextManager[None]:
-    return patch_authorize(check_provenance=False)
-
-
-if __name__ == "__main__":
-    run_script(patch)
+run_script(patch, __name__)

@@ -28,5 +28,4 @@ def patch() -> contextlib.AbstractContextManager[None]:
     return replaced(CatalogGeneration, "checked_next", _checked_next)
 
 
-if __name__ == "__main__":
-    run_script(patch)
+run_script(patch, __name__)

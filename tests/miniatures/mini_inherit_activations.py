@@ -61,5 +61,4 @@ def patch() -> contextlib.AbstractContextManager[None]:
     return _patched()
 
 
-if __name__ == "__main__":
-    run_script(patch)
+run_script(patch, __name__)

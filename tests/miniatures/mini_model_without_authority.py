@@ -41,5 +41,4 @@ def patch() -> contextlib.AbstractContextManager[None]:
     return replaced(ops, "activate_model_initiated", _activate_model_initiated)
 
 
-if __name__ == "__main__":
-    run_script(patch)
+run_script(patch, __name__)

@@ -59,5 +59,4 @@ def patch() -> contextlib.AbstractContextManager[None]:
     return replaced(SessionToolSet, "activate_many", _activate_many)
 
 
-if __name__ == "__main__":
-    run_script(patch)
+run_script(patch, __name__)

@@ -22,12 +22,7 @@ if __package__ in (None, ""):  # run as a script: make ``miniatures`` importable
 from miniatures._support import replaced, run_script
 from session_toolset.catalog import ToolCatalog
 from session_toolset.grant import SessionActivationGrant
-from session_toolset.toolset import (
-    ActivatedTool,
-    DroppedActivation,
-    DropReason,
-    SessionToolSet,
-)
+from session_toolset.toolset import ActivatedTool, DroppedActivation, DropReason, SessionToolSet
 
 #: A vector of the corpus that must fail against this miniature.
 CAUGHT_BY = "rebuild/drops-untrusted-and-source-drift"
@@ -69,5 +64,4 @@ def patch() -> contextlib.AbstractContextManager[None]:
     return _patched()
 
 
-if __name__ == "__main__":
-    run_script(patch)
+run_script(patch, __name__)

@@ -35,5 +35,4 @@ def patch() -> contextlib.AbstractContextManager[None]:
     return replaced(SessionToolSet, "revoke_exact", _revoke_exact)
 
 
-if __name__ == "__main__":
-    run_script(patch)
+run_script(patch, __name__)

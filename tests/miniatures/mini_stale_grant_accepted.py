@@ -6,7 +6,7 @@ Caught by ``activate/each-error`` (a grant for an older generation activates).
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import sys
 from pathlib import Path
 
@@ -18,10 +18,6 @@ from miniatures._support import patch_check_grant, run_script
 #: A vector of the corpus that must fail against this miniature.
 CAUGHT_BY = "activate/each-error"
 
+patch = functools.partial(patch_check_grant, check_generation=False)
 
-def patch() -> contextlib.AbstractContextManager[None]:
-    return patch_check_grant(check_generation=False)
-
-
-if __name__ == "__main__":
-    run_script(patch)
+run_script(patch, __name__)

@@ -1,13 +1,12 @@
 """Broken miniature: activate does not refuse a stale set (StaleSnapshot is never raised), so a
 fresh grant rescues a stale set.
 
-Caught by ``activate/each-error`` (a fresh grant activates into a set pinned to an older
-generation).
+Caught by ``activate/each-error``: a fresh grant activates into a set of an older generation.
 """
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import sys
 from pathlib import Path
 
@@ -19,10 +18,6 @@ from miniatures._support import patch_check_grant, run_script
 #: A vector of the corpus that must fail against this miniature.
 CAUGHT_BY = "activate/each-error"
 
+patch = functools.partial(patch_check_grant, check_snapshot=False)
 
-def patch() -> contextlib.AbstractContextManager[None]:
-    return patch_check_grant(check_snapshot=False)
-
-
-if __name__ == "__main__":
-    run_script(patch)
+run_script(patch, __name__)

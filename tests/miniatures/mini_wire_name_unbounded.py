@@ -28,5 +28,4 @@ def patch() -> contextlib.AbstractContextManager[None]:
     return replaced(registry, "bound_utf8", _unbounded)
 
 
-if __name__ == "__main__":
-    run_script(patch)
+run_script(patch, __name__)

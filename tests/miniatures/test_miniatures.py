@@ -16,12 +16,12 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from corpus.replay import Handle, run_all
 
 from session_toolset.adapter import World, handle_line
 from session_toolset_harness.conform.cli import main as conform_main
 from session_toolset_harness.conform.vectors import documents
 from session_toolset_harness.corpus.build import DEFAULT_OUT
-from session_toolset_harness.corpus.replay import Handle, run_all
 
 HERE = Path(__file__).resolve().parent
 MINIATURES = sorted(p.stem for p in HERE.glob("mini_*.py"))

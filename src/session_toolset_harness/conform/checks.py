@@ -45,9 +45,7 @@ def outcome(reply: dict[str, object]) -> str:
 
 
 def op_of(request: object) -> str:
-    """The op a request names, or a placeholder for hostile requests that name none.
-
-    A raw line (``send_line`` / ``send_hex``) names the op its JSON holds, if it is JSON."""
+    """The op a request (or a raw line's JSON) names, or a placeholder when it names none."""
     if isinstance(request, RawLine):
         request = request.request()
         if request is None:

@@ -1,35 +1,30 @@
-"""``session-toolset conform``: command-line front end of the conformance runner.
+"""``session-toolset conform``: the command-line front end of the conformance runner.
 
-``main(argv)`` never raises and never prints a traceback: usage problems (bad flags, unreadable
-files, an adapter that cannot start) are one line on stderr and exit status 2 — so is a vector
-file that cannot be used, though only after the other vectors ran (it is listed as errored); a
-run where any vector failed or errored exits 1; only a clean run exits 0.  An adapter that does
-not answer its first ``hello`` is exit 2 before any vector runs; ``--max-failures`` consecutive
-adapter failures end the run early (exit 1); SIGINT/SIGTERM end it with the reports written,
-marked incomplete, and exit 130/143.
+``main(argv)`` never raises: a usage problem (a bad flag, an unreadable file, an adapter that
+cannot start or answer ``hello``) is one line on stderr and exit status 2, and so is an unusable
+vector file, though only after the other vectors ran; a failed or errored vector exits 1, a
+clean run 0; SIGINT/SIGTERM end the run with the reports written, incomplete, exit 130/143.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
 import shlex
 import sys
 from importlib import resources
 from pathlib import Path
-from typing import NoReturn
 
 from session_toolset_model import keyword
 
-from session_toolset_harness.argtypes import integer
+from session_toolset_harness.argtypes import Parser, UsageError, integer
 from session_toolset_harness.conform import (
     coverage,
-    jsonreport,
     junit,
     merge,
     report,
-    select,
     shard,
     skips,
     vectors,
@@ -43,19 +38,33 @@ from session_toolset_harness.envelope import check_writable, tool_version
 from session_toolset_harness.interrupt import exit_status, raising_on_signals
 from session_toolset_harness.summary import GITHUB_STEP_SUMMARY, outputs, publish
 
+__all__ = ["UsageError", "adapter_argv", "build_parser", "execute", "main", "positive_seconds"]
+
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 PROG = "session-toolset conform"
 
-
-class UsageError(Exception):
-    """Anything that makes the requested run impossible: reported in one line, exit 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
+REPORTS = {
+    "--emit-known-failures": "write failed, errored and still-skipped vector ids as a skip file",
+    "--junit": "write a JUnit XML report",
+    "--json": "write a JSON report",
+    "--summary": "write a Markdown summary (also appended to $GITHUB_STEP_SUMMARY when set)",
+    "--record": "write every request and reply as a trace log ('session-toolset trace FILE')",
+}
+"""The files a run (or a merge) writes, each ``FLAG FILE``, checked writable before any work."""
+TAGS = {
+    "--tag": "only vectors carrying TAG (repeatable); the others are neither run nor reported",
+    "--exclude-tag": "leave out vectors carrying TAG (repeatable), reported as skipped",
+}
+SWITCHES = {
+    "--skip-must-fail": "run skipped vectors anyway; one that passes is an error (stale entry)",
+    "--validate": "validate the vector files against the schemas and exit; runs no adapter",
+    "--strict-replies": "check every reply against reply.schema.json; a violation fails the step",
+    "--coverage": "print vectors per (op, outcome) and codes at zero",
+    "--require-full-coverage": "like --coverage; exit 1 if a reachable error code stands at zero",
+    "--quiet": "print only failures and the summary",
+}
 
 
 def positive_seconds(text: str) -> float:
@@ -69,19 +78,19 @@ def positive_seconds(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = Parser(
         prog=PROG,
         description="Run PROTOCOL.md conformance vectors against an adapter command.",
         epilog="Exit status: 0 nothing unexpected, 1 a vector failed or errored, 2 usage error or "
         "an unusable vector file.",
     )
-    parser.add_argument(
+    add = parser.add_argument
+    add(
         "--adapter",
         metavar="CMD",
-        help="adapter command, split like a shell would (default: the reference adapter, "
-        "'python -m session_toolset.adapter' with this interpreter)",
+        help="adapter command, split like a shell would (default: the reference adapter)",
     )
-    parser.add_argument(
+    add(
         "--vectors",
         metavar="PATH",
         nargs="+",
@@ -89,130 +98,49 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         help="vector files or directories (recursive *.json); default: the packaged corpus",
     )
-    parser.add_argument(
-        "-k", metavar="PATTERN", dest="pattern", help=keyword.HELP.format(what="vectors")
-    )
-    parser.add_argument(
-        "--tag",
-        metavar="TAG",
-        action="append",
-        default=[],
-        dest="tags",
-        type=select.parse_tag,
-        help="only vectors carrying TAG (repeatable: any of them); the others are neither run "
-        "nor reported. A TAG no vector carries (or, with -k, no selected vector) is a usage "
-        "error",
-    )
-    parser.add_argument(
-        "--exclude-tag",
-        metavar="TAG",
-        action="append",
-        default=[],
-        dest="exclude_tags",
-        type=select.parse_tag,
-        help="leave out vectors carrying TAG (repeatable), reported as skipped with the tag, e.g. "
-        "--exclude-tag declared-difference",
-    )
-    parser.add_argument(
+    add("-k", metavar="PATTERN", dest="pattern", help=keyword.HELP.format(what="vectors"))
+    tag = functools.partial(add, metavar="TAG", action="append", type=vectors.parse_tag)
+    for flag, text in TAGS.items():
+        tag(flag, default=[], dest="tags" if flag == "--tag" else "exclude_tags", help=text)
+    add(
         "--skip",
         metavar="FILE",
         help="skip file: one id or glob per line, optional reason; or the name of one the "
         "package ships: skeleton (the vectors beyond the adapter skeletons' five ops)",
     )
-    parser.add_argument(
-        "--skip-must-fail",
-        action="store_true",
-        help="run skipped vectors anyway; one that passes is an error (stale skip entry)",
-    )
-    parser.add_argument(
-        "--emit-known-failures",
-        metavar="FILE",
-        type=Path,
-        help="write failed, errored and still-skipped vector ids in the skip-file format",
-    )
-    parser.add_argument("--junit", metavar="FILE", type=Path, help="write a JUnit XML report")
-    parser.add_argument("--json", metavar="FILE", type=Path, help="write a JSON report")
-    parser.add_argument(
-        "--summary",
-        metavar="FILE",
-        type=Path,
-        help="write a Markdown summary (per-group table, first failure); it is also appended "
-        "to $GITHUB_STEP_SUMMARY when that is set",
-    )
-    parser.add_argument(
-        "--record",
-        metavar="FILE",
-        type=Path,
-        help="write every request and reply as a trace log, one stream per vector "
-        "('session-toolset trace FILE' checks it against the model; docs/trace.md)",
-    )
-    parser.add_argument(
-        "--validate",
-        action="store_true",
-        help="validate the vector files against the schemas and exit; runs no adapter",
-    )
-    parser.add_argument(
-        "--strict-replies",
-        action="store_true",
-        help="validate every adapter reply against reply.schema.json; a violation fails the step",
-    )
-    parser.add_argument(
-        "--coverage", action="store_true", help="print vectors per (op, outcome) and codes at zero"
-    )
-    parser.add_argument(
-        "--require-full-coverage",
-        action="store_true",
-        help="like --coverage, and exit 1 if a reachable known error code stands at zero",
-    )
-    parser.add_argument(
+    for flag, text in REPORTS.items():
+        add(flag, metavar="FILE", type=Path, help=text)
+    for flag, text in SWITCHES.items():
+        add(flag, action="store_true", help=text)
+    add(
         "--timeout",
         metavar="SECONDS",
         type=positive_seconds,
         default=10.0,
         help="per-request reply timeout (default: 10)",
     )
-    parser.add_argument(
+    add(
         "--max-failures",
         metavar="N",
         type=integer(0),
         default=MAX_FAILURES,
-        help="stop after N vectors in a row ended in an adapter failure (crash, timeout, extra "
-        f"reply line, a reply that is not JSON); 0: never (default: {MAX_FAILURES})",
+        help=f"stop after N adapter failures in a row; 0: never (default: {MAX_FAILURES})",
     )
-    parser.add_argument(
+    add(
         "--shard",
         metavar="K/N",
-        type=_shard,
+        type=shard.parse,
         default=(1, 1),
         help="run only the K-th of N deterministic parts of the vectors (CI matrix)",
     )
-    parser.add_argument(
+    add(
         "--merge",
         metavar="REPORT",
         nargs="+",
         type=Path,
-        help="merge --json reports (e.g. of every --shard) into one verdict, and write the "
-        "merged --json, --junit and --summary reports; runs nothing",
+        help="merge --json reports (every --shard) into one verdict and merged reports",
     )
-    parser.add_argument("--quiet", action="store_true", help="print only failures and the summary")
     return parser
-
-
-def _shard(text: str) -> tuple[int, int]:
-    try:
-        return shard.parse(text)
-    except shard.ShardError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _shard_key(item: vectors.Vector | vectors.LoadProblem) -> tuple[str, ...]:
-    if isinstance(item, vectors.Vector):
-        return (item.id, str(item.path))
-    return (item.display_id, str(item.path))
-
-
-def default_adapter() -> list[str]:
-    return [sys.executable, "-m", "session_toolset.adapter"]
 
 
 def packaged_vectors(location: object = None) -> Path:
@@ -230,16 +158,15 @@ def packaged_vectors(location: object = None) -> Path:
 
 
 def _candidates(args: argparse.Namespace) -> list[vectors.Candidate]:
-    paths: list[Path] = args.vectors or [packaged_vectors()]
     try:
-        return vectors.discover(paths)
+        return vectors.discover(args.vectors or [packaged_vectors()])
     except vectors.VectorPathError as exc:
         raise UsageError(str(exc)) from exc
 
 
 def adapter_argv(args: argparse.Namespace) -> tuple[str, ...]:
     if args.adapter is None:
-        return tuple(default_adapter())
+        return (sys.executable, "-m", "session_toolset.adapter")
     try:
         argv = shlex.split(args.adapter)
     except ValueError as exc:
@@ -251,29 +178,29 @@ def adapter_argv(args: argparse.Namespace) -> tuple[str, ...]:
 
 def _validate(args: argparse.Namespace) -> int:
     verdicts = validate_all(_candidates(args))
-    valid = invalid = skipped = 0
+    counts = {"valid": 0, "invalid": 0, "skipped": 0}
     for verdict in verdicts:
-        if verdict.not_a_vector:
-            skipped += 1
-            if not args.quiet:
-                print(f"SKIP {verdict.path}  (not a vector file)")
-        elif verdict.valid:
-            valid += 1
-            if not args.quiet:
-                print(f"OK {verdict.path}")
-        else:
-            invalid += 1
+        kind = "skipped" if verdict.not_a_vector else "valid" if verdict.valid else "invalid"
+        counts[kind] += 1
+        if kind == "invalid":
             print(f"INVALID {verdict.path}")
             for problem in verdict.problems[:20]:
                 print(f"  {truncate(problem, 300)}")
             if len(verdict.problems) > 20:
                 print(f"  ... and {len(verdict.problems) - 20} more problems")
-    print(f"{valid} valid, {invalid} invalid, {skipped} skipped")
-    status = EXIT_OK if invalid == 0 else EXIT_FAILED
+        elif not args.quiet:
+            print(
+                f"SKIP {verdict.path}  (not a vector file)"
+                if kind == "skipped"
+                else f"OK {verdict.path}"
+            )
+    print(", ".join(f"{n} {kind}" for kind, n in counts.items()))
+    status = EXIT_OK if counts["invalid"] == 0 else EXIT_FAILED
     return _coverage(args, coverage.compute(v.hits for v in verdicts), status)
 
 
 def _coverage(args: argparse.Namespace, found: coverage.Coverage, status: int) -> int:
+    """``--coverage``: print the table; ``--require-full-coverage``: status 1 for a gap."""
     if not (args.coverage or args.require_full_coverage):
         return status
     print(coverage.render(found), end="")
@@ -299,7 +226,7 @@ def _known_failures(run: RunResult) -> list[tuple[str, str]]:
 def _write_outputs(args: argparse.Namespace, run: RunResult) -> None:
     try:
         if args.json is not None:
-            jsonreport.write(run, args.json, args.shard)
+            merge.write(run, args.json, args.shard)
         if args.junit is not None:
             junit.write(run, args.junit)
         if args.summary is not None or os.environ.get(GITHUB_STEP_SUMMARY):
@@ -317,16 +244,8 @@ def _write_outputs(args: argparse.Namespace, run: RunResult) -> None:
 
 def _check_writable(args: argparse.Namespace) -> None:
     """Fail before anything runs if an output file cannot be written (a usage error)."""
-    check_writable(
-        (
-            ("--json", args.json),
-            ("--junit", args.junit),
-            *outputs(args.summary),
-            ("--emit-known-failures", args.emit_known_failures),
-            ("--record", args.record),
-        ),
-        UsageError,
-    )
+    files = [(flag, getattr(args, flag[2:].replace("-", "_"))) for flag in REPORTS]
+    check_writable([*files, *outputs(args.summary)[1:]], UsageError)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -353,16 +272,10 @@ def _run(args: argparse.Namespace) -> int:
     return status
 
 
-def execute(args: argparse.Namespace, console: report.ConsoleReporter) -> tuple[int, RunResult]:
-    """Run the vectors ``args`` select, reporting each result to ``console`` as it finishes
-    (``session-toolset check`` shares this with its own console); raises `UsageError`."""
-    adapter = adapter_argv(args)
-    rules: tuple[skips.SkipRule, ...] = ()
-    if args.skip is not None:
-        try:
-            rules = tuple(skips.read(args.skip))
-        except skips.SkipFileError as exc:
-            raise UsageError(str(exc)) from exc
+def _selected(args: argparse.Namespace) -> list[vectors.Vector | vectors.LoadProblem]:
+    """The vectors ``-k``, ``--tag`` and ``--shard`` select, and the files that could not be
+    loaded.  A ``--tag`` no (``-k``-selected) vector carries is a usage error, since running
+    nothing would look like a clean run; an ``--exclude-tag`` the corpus lacks, a warning."""
     items = corpus = vectors.load_all(_candidates(args))
     if args.pattern is not None:
         items = [
@@ -374,10 +287,35 @@ def execute(args: argparse.Namespace, console: report.ConsoleReporter) -> tuple[
             raise UsageError(f"no vector id contains {args.pattern!r}")
     if not items:
         raise UsageError("no vector files found")
-    items = _by_tags(args, items, corpus)
-    if args.shard != (1, 1):  # may leave nothing: fewer vectors than shards is a clean run
-        items = shard.select(items, args.shard, _shard_key)
-    record: Path | None = getattr(args, "record", None)
+    missing = vectors.unknown_tags(corpus, args.tags)
+    if missing:
+        raise UsageError(f"no vector carries tag {missing[0]!r} (--tag)")
+    unselected = vectors.unknown_tags(items, args.tags)
+    if unselected:
+        outside = len(vectors.select(vectors.vectors_only(corpus), unselected[:1]))
+        raise UsageError(
+            f"no vector selected by -k {args.pattern!r} carries tag {unselected[0]!r} (--tag; "
+            f"{outside} vector(s) outside the selection do)"
+        )
+    for tag in vectors.unknown_tags(corpus, args.exclude_tags):
+        print(f"{PROG}: warning: no vector carries tag {tag!r} (--exclude-tag)", file=sys.stderr)
+    items = vectors.select(items, args.tags)
+    if args.shard == (1, 1):
+        return items
+    # may leave nothing: fewer vectors than shards is a clean run
+    return shard.select(items, args.shard, lambda item: (item.display_id, str(item.path)))
+
+
+def execute(args: argparse.Namespace, console: report.ConsoleReporter) -> tuple[int, RunResult]:
+    """Run the vectors ``args`` select, reporting each result to ``console`` as it finishes
+    (``session-toolset check`` shares this with its own console); raises `UsageError`."""
+    adapter = adapter_argv(args)
+    try:
+        rules = tuple(skips.read(args.skip)) if args.skip is not None else ()
+    except skips.SkipFileError as exc:
+        raise UsageError(str(exc)) from exc
+    items = _selected(args)
+    record: Path | None = args.record
     with contextlib.ExitStack() as stack:
         writer = None
         if record is not None:
@@ -394,7 +332,7 @@ def execute(args: argparse.Namespace, console: report.ConsoleReporter) -> tuple[
             skip_rules=rules,
             skip_must_fail=args.skip_must_fail,
             exclude_tags=tuple(args.exclude_tags),
-            max_failures=getattr(args, "max_failures", MAX_FAILURES),
+            max_failures=args.max_failures,
             on_result=console.on_result,
             on_exchange=None if writer is None else writer.exchange,
         )
@@ -408,33 +346,6 @@ def execute(args: argparse.Namespace, console: report.ConsoleReporter) -> tuple[
     return (EXIT_OK if run.ok else EXIT_FAILED), run
 
 
-def _by_tags(
-    args: argparse.Namespace,
-    items: list[vectors.Vector | vectors.LoadProblem],
-    corpus: list[vectors.Vector | vectors.LoadProblem],
-) -> list[vectors.Vector | vectors.LoadProblem]:
-    """Apply ``--tag`` to the vectors ``-k`` selected (``items``) out of ``corpus``.
-
-    A ``--tag`` no vector of the corpus carries is a usage error (a typo); one the corpus has
-    but no ``-k``-selected vector carries is a usage error too, saying so, since running nothing
-    would look like a clean run.  An ``--exclude-tag`` the corpus lacks is only a warning (an
-    older corpus may simply not have that tag yet); one only the ``-k`` selection lacks excludes
-    nothing, silently."""
-    missing = select.unknown_tags(corpus, args.tags)
-    if missing:
-        raise UsageError(f"no vector carries tag {missing[0]!r} (--tag)")
-    unselected = select.unknown_tags(items, args.tags)
-    if unselected:
-        outside = len(select.select(select.vectors_only(corpus), unselected[:1]))
-        raise UsageError(
-            f"no vector selected by -k {args.pattern!r} carries tag {unselected[0]!r} (--tag; "
-            f"{outside} vector(s) outside the selection do)"
-        )
-    for tag in select.unknown_tags(corpus, args.exclude_tags):
-        print(f"{PROG}: warning: no vector carries tag {tag!r} (--exclude-tag)", file=sys.stderr)
-    return select.select(items, args.tags)
-
-
 def _merge(args: argparse.Namespace) -> int:
     """``--merge``: one verdict over the reports, and the merged reports asked for."""
     _check_writable(args)
@@ -442,33 +353,26 @@ def _merge(args: argparse.Namespace) -> int:
         reports, run = merge.read_all(args.merge)
     except merge.MergeError as exc:
         raise UsageError(f"--merge: {exc}") from None
-    status = merge.main(
-        reports,
-        run,
-        show_coverage=args.coverage or args.require_full_coverage,
-        require_full=args.require_full_coverage,
-    )
+    merge.print_failures(reports, run)
+    status = _coverage(args, coverage.compute(r.hits for r in run.results), EXIT_OK)
+    print(merge.summary_line(len(reports), run, status))
     args.shard = (1, 1)  # the merged report covers every shard
     _write_outputs(args, run)
-    return status
+    return EXIT_FAILED if status or not run.ok else EXIT_OK
 
 
 def main(argv: list[str]) -> int:
     """Entry point for ``session-toolset conform``; ``argv`` excludes the word ``conform``."""
     try:
         args = build_parser().parse_args(argv)
-    except UsageError as exc:
-        print(f"{PROG}: error: {exc} (see --help)", file=sys.stderr)
-        return EXIT_USAGE
-    except SystemExit as exc:  # --help and --version print and exit through argparse
-        return exc.code if isinstance(exc.code, int) else EXIT_OK
-    try:
         if args.merge:
             return _merge(args)
         return _validate(args) if args.validate else _run(args)
     except UsageError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except SystemExit as exc:  # --help prints and exits through argparse
+        return exc.code if isinstance(exc.code, int) else EXIT_OK
     except KeyboardInterrupt as exc:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return exit_status(exc)

@@ -1,14 +1,10 @@
 """The protocol client: one adapter child process, one request line, exactly one reply line.
 
-Every reply is waited for with a timeout (a liveness guard: a hung adapter must not hang CI). A
-daemon thread drains stderr into a bounded tail kept for failure reports, so a chatty adapter
-never blocks on a full stderr pipe. Requests and replies move through `pipes`, whose ``send``
-never blocks, so that a caller can *pipeline* — send many request lines before reading any reply
-(PROTOCOL.md: one reply per line, in order) — even to an adapter that stopped reading: the
-per-reply timeout still bounds every wait. Anything other
-than one JSON object per request — EOF, a crash, a timeout, bytes that are not UTF-8 JSON, a JSON
-value that is not an object — is an ``ExchangeError``; the runner then discards the process and
-starts a fresh one for the next vector.
+Every reply is waited for with a timeout (a hung adapter must not hang CI); a daemon thread
+drains stderr into a bounded tail for failure reports.  Requests go through `pipes`, whose
+``send`` never blocks, so a caller can *pipeline* (send many lines before reading any reply).
+Anything other than one JSON object per request (EOF, a crash, a timeout, bytes that are not
+UTF-8 JSON, a value that is not an object) is an `ExchangeError`.
 """
 
 from __future__ import annotations
@@ -33,9 +29,8 @@ from session_toolset_harness.conform.jsonio import (
 from session_toolset_harness.conform.pipes import (
     MAX_REPLY_BYTES,
     Eof,
-    Item,
+    SelectPipes,
     TooLong,
-    open_transport,
 )
 
 STDERR_TAIL_BYTES: Final = 4096
@@ -65,35 +60,23 @@ class AdapterStartError(Exception):
 
 
 class StderrTail:
-    """The last few KiB an adapter wrote to stderr, read continuously in a thread."""
+    """The last few KiB an adapter wrote to stderr, read continuously in a thread (`pump`)."""
 
     def __init__(self, limit: int = STDERR_TAIL_BYTES) -> None:
         self._limit = limit
         self._data = bytearray()
         self._lock = threading.Lock()
 
-    def feed(self, chunk: bytes) -> None:
-        with self._lock:
-            self._data.extend(chunk)
-            if len(self._data) > self._limit:
-                del self._data[: len(self._data) - self._limit]
+    def pump(self, stream: IO[bytes]) -> None:
+        with contextlib.suppress(OSError, ValueError), stream:
+            while chunk := stream.read(4096):
+                with self._lock:
+                    self._data.extend(chunk)
+                    del self._data[: max(0, len(self._data) - self._limit)]
 
     def text(self) -> str:
         with self._lock:
             return self._data.decode("utf-8", errors="replace")
-
-
-def _pump_stderr(stream: IO[bytes], tail: StderrTail) -> None:
-    try:
-        with contextlib.suppress(OSError, ValueError):
-            while True:
-                chunk = stream.read(4096)
-                if not chunk:
-                    return
-                tail.feed(chunk)
-    finally:
-        with contextlib.suppress(OSError):
-            stream.close()
 
 
 class _GroupPopen(subprocess.Popen[bytes]):
@@ -101,24 +84,17 @@ class _GroupPopen(subprocess.Popen[bytes]):
     killing it also kills what it started: an adapter is often a wrapper script that runs the
     real program without ``exec``, and a hung program must not outlive the run."""
 
-    def _signal_group(self, signum: int) -> None:
-        # The group outlives its leader while a member lives: signal it even after the
-        # wrapper itself has exited.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.pid, signum)
-
     def kill(self) -> None:
-        self._signal_group(signal.SIGKILL)
-
-    def terminate(self) -> None:
-        self._signal_group(signal.SIGTERM)
+        # The group outlives its leader while a member lives: kill it even after the wrapper
+        # itself has exited.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)
 
 
 class AdapterProcess:
     """A running adapter. Not thread-safe: one runner drives one process."""
 
-    def __init__(self, argv: Sequence[str], *, threads: bool = False) -> None:
-        """``threads``: move bytes in threads even where the pipes can be selected (`pipes`)."""
+    def __init__(self, argv: Sequence[str]) -> None:
         try:
             self._proc = _GroupPopen(
                 list(argv),
@@ -133,9 +109,9 @@ class AdapterProcess:
         self.stderr = StderrTail()
         assert self._proc.stdout is not None and self._proc.stderr is not None
         assert self._proc.stdin is not None
-        self._pipes = open_transport(self._proc.stdin, self._proc.stdout, threads=threads)
+        self._pipes = SelectPipes(self._proc.stdin, self._proc.stdout)
         self._stderr_thread = threading.Thread(
-            target=_pump_stderr, args=(self._proc.stderr, self.stderr), daemon=True
+            target=self.stderr.pump, args=(self._proc.stderr,), daemon=True
         )
         self._stderr_thread.start()
         self._stdin_open = True
@@ -147,34 +123,21 @@ class AdapterProcess:
             self._stderr_thread.join(timeout=1.0)
         return self.stderr.text()
 
-    def _take(self, timeout: float) -> Item | None:
-        """The next item read from stdout, waiting up to ``timeout`` seconds (0: not at all);
-        None if none came.  EOF and an over-long line stay visible to every later call."""
-        return self._pipes.take(timeout)
-
     def pending_line(self) -> ExchangeError | None:
         """An unsolicited line already waiting (a reply nobody asked for), if any."""
-        item = self._take(0)
+        item = self._pipes.take(0)
         if isinstance(item, bytes):
-            return ExchangeError(
-                "extra-reply", "adapter wrote a reply line nobody asked for", _show(item)
-            )
+            message = "adapter wrote a reply line nobody asked for"
+            return ExchangeError("extra-reply", message, _show(item))
         return None
 
     def exchange(self, request: object, timeout: float) -> Reply | ExchangeError:
         """Send one request line and wait up to ``timeout`` seconds for one reply line."""
-        extra = self.pending_line()
-        if extra is not None:
-            return extra
-        self.send([request])
-        return self.receive(timeout)
+        return next(self.exchange_pipelined([request], timeout))
 
     def send(self, requests: Iterable[object]) -> None:
-        """Queue request lines for writing, without waiting for any reply (pipelining).
-
-        A request is a JSON value (encoded as one line) or ``bytes`` sent as they are (a raw
-        line; a newline is added when missing).  Each reply is then read with `receive`.
-        """
+        """Queue request lines (a JSON value as one line, ``bytes`` as they are) for writing,
+        without waiting for any reply; each reply is then read with `receive`."""
         if not self._stdin_open:
             return  # closed or killed: the next receive reports the crash
         lines = [
@@ -186,7 +149,7 @@ class AdapterProcess:
 
     def receive(self, timeout: float) -> Reply | ExchangeError:
         """The next reply line, waiting up to ``timeout`` seconds for it."""
-        item = self._take(timeout)
+        item = self._pipes.take(timeout)
         if item is None:
             self.kill()
             return ExchangeError("timeout", f"no reply within {timeout:g} s (adapter killed)")
@@ -201,10 +164,8 @@ class AdapterProcess:
         self, requests: Sequence[object], timeout: float
     ) -> Iterator[Reply | ExchangeError]:
         """Send every request at once, then yield their replies in order, each waited for up
-        to ``timeout`` seconds once the previous one arrived; the first `ExchangeError` ends it.
-
-        A line already waiting before the requests are sent is reported as ``extra-reply``.
-        """
+        to ``timeout`` seconds once the previous one arrived; the first `ExchangeError` ends it
+        (a line already waiting before the requests are sent is an ``extra-reply``)."""
         extra = self.pending_line()
         if extra is not None:
             yield extra
@@ -254,9 +215,8 @@ class AdapterProcess:
             self._proc.kill()
 
     def close(self) -> int | None:
-        """Close stdin (the protocol's EOF) and return the exit status, killing on a hang
-        (also when the adapter stopped reading before the last request was written); what it
-        still writes to stdout meanwhile is read and dropped."""
+        """Close stdin (the protocol's EOF) and return the exit status, killing on a hang; what
+        it still writes to stdout meanwhile is read and dropped."""
         if not self._close_stdin(EXIT_GRACE_SECONDS):
             self.kill()
             return None
@@ -269,10 +229,8 @@ class AdapterProcess:
         return status
 
     def _wait_reading(self, timeout: float) -> int | None:
-        """The exit status within ``timeout`` seconds, reading (and dropping) what the adapter
-        still writes to stdout meanwhile: replies nobody read, lines written after EOF.  An
-        adapter blocked on a full stdout pipe never exits, and only a read frees it (the
-        select transport reads only when asked; the threads one reads anyway)."""
+        """The exit status within ``timeout`` seconds, reading and dropping what the adapter
+        still writes (one blocked on a full stdout pipe never exits until something reads)."""
         deadline = time.monotonic() + timeout
         while (status := self._proc.poll()) is None:
             left = deadline - time.monotonic()
@@ -319,10 +277,8 @@ def stderr_summary(tail: str, lines: int = 3, limit: int = 300) -> str:
 
 
 def start_checked(argv: Sequence[str], timeout: float) -> AdapterProcess:
-    """Start the adapter and check that it answers ``hello`` as PROTOCOL.md v1 says, within
-    ``timeout`` seconds: the process, ready for requests, or `AdapterStartError` (one line,
-    with the end of the adapter's stderr) when it cannot start, exits, closes its stdout,
-    hangs, or answers with anything but a protocol 1 hello reply."""
+    """The adapter, started and checked to answer ``hello`` as PROTOCOL.md v1 says within
+    ``timeout`` seconds; else `AdapterStartError` (one line, with the end of its stderr)."""
     process = AdapterProcess(argv)
     answer = process.exchange(HELLO, timeout)
     if isinstance(answer, ExchangeError):

@@ -1,15 +1,9 @@
 """Compact vector files: named setups and repeated text, expanded to PROTOCOL.md's form.
 
-A vector file with a ``setup`` key is compact: ``setup`` names one setup or lists several (or
-none, ``[]``), and ``steps`` holds only the vector's own steps.  Its expansion is the PROTOCOL.md
-vector ``hello``, ``reset``, each named setup's steps in the order listed, then the file's steps.
-Setups are data: the packaged ``session_toolset_harness/corpus/setups.json`` maps each name to a
-description and its steps.
-
-Inside the ``send`` and ``expect`` values of any step, two objects stand for long text:
-``{"$repeat": TEXT, "times": N}`` is TEXT repeated N times, and ``{"$concat": [PART, ...]}`` the
-parts joined, each part a string or a ``$repeat``.  A request that must carry such an object
-literally is written as a ``send_line``.  A file without ``setup`` is used as it is.
+A file with ``setup`` (a setup name, or a list) holds only its own steps; it expands to
+``hello``, ``reset``, each named setup's steps (``corpus/setups.json``), then its steps.  In any
+``send`` or ``expect``, ``{"$repeat": TEXT, "times": N}`` and ``{"$concat": [PART, ...]}`` stand
+for long text (a request carrying such an object literally is written as a ``send_line``).
 """
 
 from __future__ import annotations
@@ -35,6 +29,11 @@ Json = Any
 
 class CompactError(ValueError):
     """A compact vector (or setup) that cannot be expanded; the message says where and why."""
+
+
+def render_expanded(document: Mapping[str, Any]) -> str:
+    """A vector in PROTOCOL.md's expanded form: ASCII JSON, one-space indent, final newline."""
+    return json.dumps(document, indent=1, ensure_ascii=True) + "\n"
 
 
 def is_compact(document: object) -> bool:

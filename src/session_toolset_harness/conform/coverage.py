@@ -46,13 +46,8 @@ def compute(hits_per_vector: Iterable[Iterable[Hit]]) -> Coverage:
 
 def expected_hits(steps: Iterable[tuple[object, dict[str, object]]]) -> tuple[Hit, ...]:
     """Hits a vector *expects*: ``ok`` when ``expect.ok`` is true, else ``expect.error``."""
-    found: list[Hit] = []
-    for send, expect in steps:
-        if expect.get("ok") is True:
-            found.append(Hit(op_of(send), "ok"))
-        elif isinstance(expect.get("error"), str):
-            found.append(Hit(op_of(send), str(expect["error"])))
-    return tuple(found)
+    outcomes = (("ok" if e.get("ok") is True else e.get("error"), send) for send, e in steps)
+    return tuple(Hit(op_of(send), o) for o, send in outcomes if isinstance(o, str))
 
 
 def render(coverage: Coverage) -> str:

@@ -59,12 +59,8 @@ def parse_strict(text: str) -> object:
 
 
 def encode_line(value: object) -> bytes:
-    """One request line: compact JSON, raw UTF-8 where possible, newline-terminated.
-
-    Raw UTF-8 (rather than ``\\u`` escapes) exercises the adapter's UTF-8 handling; a string with a
-    lone surrogate cannot be UTF-8, so it falls back to ASCII escapes for that line.  A
-    :class:`RawLine` goes out exactly as written.
-    """
+    """One request line, newline-terminated: a `RawLine` as written, else compact JSON in raw
+    UTF-8 (exercising the adapter's UTF-8), ASCII escapes where a lone surrogate forbids it."""
     if isinstance(value, RawLine):
         return value.data + b"\n"
     return encode_value_line(value)[0]
@@ -99,20 +95,15 @@ def truncate(text: str, limit: int = DISPLAY_LIMIT) -> str:
     return f"{text[:limit]}... ({len(text) - limit} more characters)"
 
 
+_JSON_TYPES: Final[dict[type, str]] = {
+    **{bool: "boolean", int: "integer", float: "number", str: "string"},
+    **{list: "array", dict: "object"},
+}
+
+
 def json_type(value: object) -> str:
-    """The JSON type name of a parsed value; bool is checked before int because bool is an int."""
+    """The JSON type name of a parsed value (bool before int: a bool is an int in Python)."""
     if value is None:
         return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
+    found = (name for kind, name in _JSON_TYPES.items() if isinstance(value, kind))
+    return next(found, type(value).__name__)

@@ -77,14 +77,14 @@ def build(run: RunResult) -> ET.Element:
             },
         )
         message = xml_safe(" ".join(result.reason.split())[:1000])
-        if result.status is Status.FAILED:
-            failure = ET.SubElement(case, "failure", {"message": message, "type": "mismatch"})
-            failure.text = xml_safe(failure_block(result))
-        elif result.status is Status.ERRORED:
-            error = ET.SubElement(case, "error", {"message": message, "type": "error"})
-            error.text = xml_safe(failure_block(result))
-        elif result.status is Status.SKIPPED:
+        if result.status is Status.SKIPPED:
             ET.SubElement(case, "skipped", {"message": message})
+        elif result.status is not Status.PASSED:
+            tag, kind = (
+                ("failure", "mismatch") if result.status is Status.FAILED else ("error",) * 2
+            )
+            element = ET.SubElement(case, tag, {"message": message, "type": kind})
+            element.text = xml_safe(failure_block(result))
     if run.adapter_problems:
         ET.SubElement(suite, "system-err").text = xml_safe("\n".join(run.adapter_problems))
     return suites

@@ -76,27 +76,14 @@ def _list_difference(expected: list[object], actual: list[object], path: str) ->
     return None
 
 
-def matches(expected: object, actual: object) -> bool:
-    """True when ``actual`` satisfies the subset ``expected``."""
-    return first_difference(expected, actual) is None
-
-
 _ENCODE = json.JSONEncoder(allow_nan=False, check_circular=False, separators=(",", ":")).encode
 
 
 def same_json(left: object, right: object) -> bool:
-    """Exact equality of two decoded JSON values, JSON types included.
-
-    Python's ``==`` says ``1 == 1.0 == True`` (and so ``[1] == [True]``); a check that skips
-    work when a reply "did not change" must not let an integer turn into a boolean or a double
-    unnoticed, so each scalar's type is compared too, at every depth.
-
-    Two fast answers first (the observer asks this several times per step): values ``==`` does
-    not call equal are not the same; equal values with equal JSON texts are (the text spells
-    every JSON type apart, and repr of a double is exact).  Anything else - keys in another
-    order, ``-0.0`` against ``0.0``, a type ``==`` blurs, a value with no JSON text - takes the
-    walk below.
-    """
+    """Exact equality of two decoded JSON values, the JSON type of every scalar included
+    (Python says ``1 == 1.0 == True``).  Fast answers first: values ``==`` calls unequal differ,
+    and equal values with equal JSON texts are the same; anything else (keys in another order,
+    ``-0.0`` against ``0.0``, a type ``==`` blurs) takes the walk."""
     try:
         if left != right:
             return False

@@ -18,15 +18,9 @@ from session_toolset_harness.conform.results import RunResult, Status, VectorRes
 from session_toolset_harness.progress import Progress
 from session_toolset_harness.summary import code_block, table
 
-LABEL: Final = {
-    Status.PASSED: "PASS",
-    Status.FAILED: "FAIL",
-    Status.SKIPPED: "SKIP",
-    Status.ERRORED: "ERROR",
-}
+LABEL: Final = dict(zip(Status, ("PASS", "FAIL", "SKIP", "ERROR"), strict=True))
 MAX_DETAILED: Final = 10
-"""Failed or errored vectors explained in full on the console; the rest are counted and left
-to the JSON and JUnit reports (one broken adapter fails every vector the same way)."""
+"""Failed or errored vectors explained in full on the console (the reports have them all)."""
 
 
 class ConsoleReporter:
@@ -45,7 +39,11 @@ class ConsoleReporter:
         where the console leaves some out; ``offered``: the command's flags for such reports,
         named when none was requested."""
         self._stream = stream
-        self._elsewhere = elsewhere(requested, offered)
+        if requested:
+            plural = "s" if len(requested) > 1 else ""
+            self._elsewhere = f"every one is in the {' and '.join(requested)} report{plural}"
+        else:
+            self._elsewhere = f"{' or '.join(f'{flag} FILE' for flag in offered)} writes every one"
         self._terminal = terminal and not quiet
         self._quiet = quiet
         self._progress = Progress("conform", None, "vectors", enabled=False)
@@ -71,7 +69,7 @@ class ConsoleReporter:
         """Failure details, then the summary line (``summary=False``: a caller that prints its
         own single summary, like ``check``, leaves it out)."""
         self._progress.close()
-        bad = [r for r in run.results if r.status in (Status.FAILED, Status.ERRORED)]
+        bad = run.bad
         for result in bad[:MAX_DETAILED]:
             self._stream.write("\n" + failure_block(result))
         if len(bad) > MAX_DETAILED:
@@ -89,14 +87,6 @@ class ConsoleReporter:
         if summary:
             self._stream.write("\n" + summary_line(run) + "\n")
         self._stream.flush()
-
-
-def elsewhere(requested: Sequence[str], offered: Sequence[str]) -> str:
-    """Where the results the console leaves out are: the reports requested, or how to ask."""
-    if requested:
-        plural = "s" if len(requested) > 1 else ""
-        return f"every one is in the {' and '.join(requested)} report{plural}"
-    return f"{' or '.join(f'{flag} FILE' for flag in offered)} writes every one"
 
 
 def plain_line(result: VectorResult) -> str:
@@ -152,7 +142,7 @@ def markdown(run: RunResult, title: str = "session-toolset conform") -> str:
         f"{summary_line(run)}; adapter `{' '.join(run.adapter)}`\n",
         table(["group", *(status.value for status in Status)], rows),
     ]
-    bad = [r for r in run.results if r.status in (Status.FAILED, Status.ERRORED)]
+    bad = run.bad
     if bad:
         more = f" ({len(bad) - 1} more in the JSON and JUnit reports)" if len(bad) > 1 else ""
         parts.append(f"### First failure: `{bad[0].id}`{more}\n")

@@ -50,11 +50,9 @@ class VectorResult:
     failure: StepFailure | None = None
     hits: tuple[Hit, ...] = ()
     steps_run: int = 0
-    skip_reason: str | None = None
-    """The skip-file reason when a skip entry matched this vector (kept for known-failures)."""
+    skip_reason: str | None = None  # the skip-file reason when a skip entry matched
     stale_skip: bool = False
-    file_problem: bool = False
-    """The vector file itself is unusable (unreadable, not JSON, badly shaped, a reused id)."""
+    file_problem: bool = False  # the vector file itself is unusable
 
 
 @dataclass(frozen=True)
@@ -65,10 +63,8 @@ class RunResult:
     results: tuple[VectorResult, ...]
     seconds: float
     adapter_problems: tuple[str, ...] = field(default=())
-    stopped: str | None = None
-    """Why the run ended before its last vector (``--max-failures``, a signal); None if not."""
-    signal: int | None = None
-    """The signal (SIGINT, SIGTERM) that interrupted the run, if one did."""
+    stopped: str | None = None  # why the run ended before its last vector (None: it did not)
+    signal: int | None = None  # the signal (SIGINT, SIGTERM) that interrupted the run
 
     @property
     def complete(self) -> bool:
@@ -76,6 +72,11 @@ class RunResult:
 
     def counts(self) -> Counter[Status]:
         return Counter(r.status for r in self.results)
+
+    @property
+    def bad(self) -> list[VectorResult]:
+        """The failed and errored results."""
+        return [r for r in self.results if r.status in (Status.FAILED, Status.ERRORED)]
 
     @property
     def requests(self) -> int:
@@ -95,10 +96,11 @@ class RunResult:
 
 def summary_line(run: RunResult) -> str:
     """The one summary line CI parses; keep 'N passed, N failed' first and in this order."""
-    counts = run.counts()
     stopped = "" if run.stopped is None else f" (incomplete: {run.stopped})"
-    return (
-        f"{counts[Status.PASSED]} passed, {counts[Status.FAILED]} failed, "
-        f"{counts[Status.SKIPPED]} skipped, {counts[Status.ERRORED]} errored "
-        f"in {run.seconds:.2f} s{stopped}"
-    )
+    return f"{tally(run)} in {run.seconds:.2f} s{stopped}"
+
+
+def tally(run: RunResult) -> str:
+    """``N passed, N failed, N skipped, N errored``."""
+    counts = run.counts()
+    return ", ".join(f"{counts[status]} {status.value}" for status in Status)

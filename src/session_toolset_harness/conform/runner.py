@@ -1,18 +1,10 @@
 """Running vectors against one adapter command and classifying each one.
 
-One adapter process is reused across vectors (each vector starts with ``hello`` and ``reset``),
-which keeps a large corpus fast; after any vector that does not pass, the process is discarded and
-a fresh one serves the next vector, so one broken vector cannot poison the rest. After the last step
-of a vector the runner sends one extra ``hello`` as a sync probe: the first line read back must be
-a hello reply, which deterministically exposes an adapter that wrote more than one line for some
-request of this vector instead of blaming the next vector.
-
-The first adapter process must answer ``hello`` before any vector runs (`client.start_checked`):
-an adapter that cannot start, exits, hangs or answers wrongly is one `AdapterStartError`, not
-the same crash once per vector.  After ``max_failures`` vectors in a row ended in an adapter
-failure (a crash, a timeout, an extra reply line, a reply that is not JSON), the run stops with
-the rest unrun and says so; SIGINT/SIGTERM (`interrupt.Interrupted`) stop it too, the adapter
-killed, and either way the results so far come back marked incomplete.
+One adapter process serves vector after vector (each starts with ``hello`` and ``reset``); after
+any vector that does not pass, a fresh one serves the next.  Each vector's steps and a final
+``hello`` (the sync probe, exposing an adapter that wrote a line too many) are written at once.
+The first process must answer ``hello`` (`client.start_checked`); ``max_failures`` adapter
+failures in a row, or SIGINT/SIGTERM, stop the run, its results marked incomplete.
 """
 
 from __future__ import annotations
@@ -22,7 +14,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from session_toolset_harness.conform import checks, pipeline, schemas, select, skips
+from session_toolset_harness.conform import checks, schemas, skips
 from session_toolset_harness.conform.client import (
     AdapterProcess,
     ExchangeError,
@@ -37,10 +29,18 @@ from session_toolset_harness.conform.results import (
     StepFailure,
     VectorResult,
 )
-from session_toolset_harness.conform.vectors import LoadProblem, Step, Vector
+from session_toolset_harness.conform.vectors import LoadProblem, Step, Vector, excluded_by
 from session_toolset_harness.interrupt import Interrupted
 
-SYNC_PROBE = pipeline.SYNC_PROBE
+SYNC_PROBE: dict[str, object] = {"op": "hello"}
+SYNC_STEP = Step(SYNC_PROBE, {"ok": True, "protocol": 1})
+"""After a vector's last step, its reply must be a hello reply: else the adapter wrote more
+lines than it was sent."""
+SYNC_WHERE = "after the last step, sync probe hello: "
+SYNC_MISMATCH = (
+    "after the last step, the sync probe hello got a reply that is not a hello reply: "
+    "the adapter wrote more reply lines than it received requests"
+)
 MAX_FAILURES = 5
 """Consecutive vectors ending in an adapter failure after which a run stops (``--max-failures``)."""
 EXTRA_LINES_READ = 16
@@ -119,7 +119,7 @@ class Runner:
                 reason=item.message,
                 file_problem=not item.not_a_vector,
             )
-        tag = select.excluded_by(item, self._options.exclude_tags)
+        tag = excluded_by(item, self._options.exclude_tags)
         if tag is not None:  # a policy, not a known failure: never run, even with skip-must-fail
             return VectorResult(
                 item.id, str(item.path), Status.SKIPPED, reason=f"excluded by --exclude-tag {tag}"
@@ -179,35 +179,39 @@ class Runner:
         adapter = self._adapter()
         hits: list[Hit] = []
         status, failure = Status.PASSED, None
-        # Pipelined: a vector's expectations are fixed in advance, so every step and the sync
-        # probe are written at once and the replies read back in order (conform/pipeline.py).
-        answers = pipeline.replies(adapter, [s.send for s in vector.steps], self._options.timeout)
-        for index, step in enumerate(vector.steps):
-            answer = next(answers)
+        answers = _replies(adapter, [s.send for s in vector.steps], self._options.timeout)
+        for index, step in enumerate((*vector.steps, SYNC_STEP)):
+            answer, sync = next(answers), step is SYNC_STEP
             if isinstance(answer, ExchangeError):
-                status = Status.ERRORED
-                failure = self._exchange_failure(index, step, answer, adapter)
-                break
-            hits.append(Hit(checks.op_of(step.send), checks.outcome(answer.value)))
-            if self._options.on_exchange is not None:
-                self._options.on_exchange(vector.id, step.send, answer.value)
-            failure = self._judge(index, step, answer.value, answer.raw, adapter)
-            if failure is not None:
-                status = Status.FAILED
+                status, reply, raw, path = Status.ERRORED, None, answer.raw, None
+                message = f"{SYNC_WHERE if sync else ''}{answer.kind}: {answer.message}"
+            elif sync:
+                status, reply, raw = Status.ERRORED, answer.value, answer.raw
+                path, message = None, SYNC_MISMATCH
+                if first_difference(step.expect, reply) is None:
+                    status = Status.PASSED
+                    break
+            else:
+                hits.append(Hit(checks.op_of(step.send), checks.outcome(answer.value)))
+                if self._options.on_exchange is not None:
+                    self._options.on_exchange(vector.id, step.send, answer.value)
+                reply, raw = answer.value, answer.raw
+                problem = self._judge(step, reply)
+                if problem is None:
+                    continue
+                status, (path, message) = Status.FAILED, problem
                 extra = _extra_lines(adapter, answers, len(vector.steps) - index, self._options)
                 if extra:
                     status = Status.ERRORED
-                    failure = dataclasses.replace(
-                        failure,
-                        message=f"extra-reply: the adapter wrote {extra} reply line(s) more "
-                        "than it was sent requests, so its replies are shifted; first visible "
-                        f"at this step as {failure.message}",
+                    message = (
+                        f"extra-reply: the adapter wrote {extra} reply line(s) more than it was "
+                        f"sent requests, so its replies are shifted; first visible at this step "
+                        f"as {message}"
                     )
-                break
-        else:
-            failure = self._sync(len(vector.steps), adapter, next(answers))
-            if failure is not None:
-                status = Status.ERRORED
+            failure = StepFailure(
+                index, step.send, step.expect, reply, path, message, raw, adapter.stderr_text()
+            )
+            break
         if status is not Status.PASSED:
             self._discard()
         return VectorResult(
@@ -221,65 +225,34 @@ class Runner:
             steps_run=len(hits),
         )
 
-    def _judge(
-        self, index: int, step: Step, reply: dict[str, object], raw: str, adapter: AdapterProcess
-    ) -> StepFailure | None:
-        """The first reason this reply fails its step: subset, protocol rules, then schema."""
+    def _judge(self, step: Step, reply: dict[str, object]) -> tuple[str, str] | None:
+        """(path, message) of the first reason ``reply`` fails its step: the subset rule, the
+        protocol rules, then (``--strict-replies``) the reply schema; None when it passes."""
         difference = first_difference(step.expect, reply)
         if difference is not None:
-            path, message = difference.path, f"mismatch at {difference.path}: {difference.message}"
-        else:
-            problem = checks.reply_problem(reply)
-            if problem is None and self._options.strict_replies:
-                found = schemas.validate_reply(checks.op_of(step.send), reply)
-                if found:
-                    problem = (found[0].path, f"reply schema: {found[0].message}")
-            if problem is None:
-                return None
-            path, message = problem[0], f"protocol rule broken at {problem[0]}: {problem[1]}"
-        return StepFailure(
-            index, step.send, step.expect, reply, path, message, raw, adapter.stderr_text()
-        )
-
-    def _exchange_failure(
-        self, index: int, step: Step, error: ExchangeError, adapter: AdapterProcess
-    ) -> StepFailure:
-        return StepFailure(
-            index,
-            step.send,
-            step.expect,
-            None,
-            None,
-            f"{error.kind}: {error.message}",
-            error.raw,
-            adapter.stderr_text(),
-        )
-
-    def _sync(
-        self, index: int, adapter: AdapterProcess, answer: Reply | ExchangeError
-    ) -> StepFailure | None:
-        if isinstance(answer, ExchangeError):
-            message = f"after the last step, sync probe hello: {answer.kind}: {answer.message}"
-            raw = answer.raw
-            reply: object | None = None
-        elif answer.value.get("ok") is True and answer.value.get("protocol") == 1:
+            return difference.path, f"mismatch at {difference.path}: {difference.message}"
+        problem = checks.reply_problem(reply)
+        if problem is None and self._options.strict_replies:
+            found = schemas.validate_reply(checks.op_of(step.send), reply)
+            if found:
+                problem = (found[0].path, f"reply schema: {found[0].message}")
+        if problem is None:
             return None
-        else:
-            message = (
-                "after the last step, the sync probe hello got a reply that is not a hello reply: "
-                "the adapter wrote more reply lines than it received requests"
-            )
-            raw, reply = answer.raw, answer.value
-        return StepFailure(
-            index,
-            SYNC_PROBE,
-            {"ok": True, "protocol": 1},
-            reply,
-            None,
-            message,
-            raw,
-            adapter.stderr_text(),
-        )
+        return problem[0], f"protocol rule broken at {problem[0]}: {problem[1]}"
+
+
+def _replies(
+    adapter: AdapterProcess, requests: Sequence[object], timeout: float
+) -> Iterator[Reply | ExchangeError]:
+    """The reply to each request and then to the sync probe, all written before any is read
+    (a vector's expectations are fixed before it runs); after the first `ExchangeError`, that
+    error again for every further item (the process is unusable)."""
+    last: ExchangeError | None = None
+    for answer in adapter.exchange_pipelined([*requests, SYNC_PROBE], timeout):
+        last = answer if isinstance(answer, ExchangeError) else None
+        yield answer
+    while last is not None:
+        yield last
 
 
 def _adapter_failure(result: VectorResult) -> bool:
@@ -304,12 +277,8 @@ def _extra_lines(
     options: RunOptions,
 ) -> int:
     """After a mismatch: how many reply lines the adapter wrote beyond the requests it was sent
-    (0 when it stays in step, or when that cannot be told).
-
-    The replies still owed (the rest of the steps and the sync probe) are read, then one probe
-    whose reply names a fresh nonce is sent; every line read before that reply is extra.  An
-    adapter that wrote a line too many thus shows up as that, not as a mismatch of whatever
-    reply the shift put at the failing step."""
+    (0 when it stays in step or that cannot be told): the replies still owed are read, then a
+    probe naming a fresh nonce is sent, and every line read before its reply is extra."""
     for _ in range(owed):
         if isinstance(next(answers), ExchangeError):
             return 0

@@ -21,15 +21,10 @@ from referencing import Registry, Resource
 from session_toolset_harness.conform.matcher import child_path
 
 SCHEMA_NAMES: Final = ("vector", "request", "reply")
-REPORT_SCHEMA_NAMES: Final = (
-    "conform-report",
-    "explore-report",
-    "prove-report",
-    "check-report",
-    "trace-report",
+REPORT_SCHEMA_NAMES: Final = tuple(
+    f"{command}-report" for command in ("conform", "explore", "prove", "check", "trace")
 )
-"""The ``--json`` report of each command (`envelope`): ``check``'s refers to ``prove``'s and
-``conform``'s."""
+"""The ``--json`` report of each command (`envelope`)."""
 
 
 @dataclass(frozen=True)
@@ -43,15 +38,12 @@ class SchemaProblem:
         return f"{self.path}: {self.message}"
 
 
-def schema_text(name: str) -> str:
-    """The raw text of ``<name>.schema.json`` from the installed package."""
-    package = resources.files("session_toolset_harness")
-    return (package / "schemas" / f"{name}.schema.json").read_text(encoding="utf-8")
-
-
 @cache
 def load_schema(name: str) -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads(schema_text(name))
+    """``<name>.schema.json`` of the installed package."""
+    package = resources.files("session_toolset_harness")
+    text = (package / "schemas" / f"{name}.schema.json").read_text(encoding="utf-8")
+    loaded: dict[str, Any] = json.loads(text)
     return loaded
 
 

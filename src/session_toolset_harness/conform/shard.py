@@ -8,14 +8,15 @@ parser serves both commands.
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
 
 
-class ShardError(ValueError):
-    """``--shard`` is not ``K/N`` with 1 <= K <= N."""
+class ShardError(argparse.ArgumentTypeError, ValueError):
+    """``--shard`` is not ``K/N`` with 1 <= K <= N (`parse` is an argparse ``type``)."""
 
 
 def parse(text: str) -> tuple[int, int]:

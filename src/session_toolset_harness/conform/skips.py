@@ -1,13 +1,7 @@
-"""The skip-file format shared by ``--skip`` and ``--emit-known-failures``.
-
-One entry per line: a vector id or a glob (``fnmatch``, case-sensitive), then optionally
-whitespace and a free-text reason. Blank lines and lines starting with ``#`` are ignored. Vector
-ids never contain whitespace, so the first whitespace ends the pattern. The same format is written
-by ``--emit-known-failures`` so a CI job can bootstrap its known-failures list from one run.
-
-Skip files shipped with the package (`PACKAGED`) are named without a path: ``--skip skeleton``
-is the list of vectors beyond the five ops the adapter skeletons implement (docs/examples/: any
-language's skeleton with the same ops can use it).
+"""The skip-file format of ``--skip`` and ``--emit-known-failures``: one vector id or
+``fnmatch`` glob per line, then optionally whitespace and a reason; blank lines and ``#`` lines
+are ignored.  ``--skip NAME`` also names a skip file the package ships (`PACKAGED`: ``skeleton``,
+the vectors beyond the adapter skeletons' five ops).
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
-"""``conform --validate``: check vector files without running any adapter.
+"""``conform --validate``: vector files checked without any adapter.
 
-Each file is validated against vector.schema.json, then each step's ``send`` against
-request.schema.json — except steps that expect a field error (``Protocol``, or a ``ToolIdError``,
-``SessionIdError`` or ``ActivationGrantError`` code), because hostile vectors send invalid requests
-on purpose and field-order vectors pair a failing field with a later wrong-typed one, and
-``send_line`` / ``send_hex`` steps, which exist to say what a request object cannot (their shape is
-checked: exactly one of the three keys, no newline, UTF-8 encodable text, pairs of hex digits) —
-and each ``expect.error`` must be a code SPEC.md names (a
-typo there would make a vector fail against every implementation). Vector ids must be unique.
-A compact file must name known setups and write well-formed ``$repeat`` / ``$concat`` text; its
-own steps are checked (with the file's step numbers), its coverage counts the setups' steps too.
+Each file against vector.schema.json, each step's ``send`` against request.schema.json (except
+``send_line`` / ``send_hex`` steps, whose shape is checked, and steps expecting a field error,
+which send invalid requests on purpose), each ``expect.error`` against the known codes, ids for
+uniqueness; a compact file's setups and ``$repeat`` / ``$concat`` text must expand.
 """
 
 from __future__ import annotations

@@ -1,23 +1,19 @@
-"""Finding and loading vector files.
+"""Finding and loading vector files (PROTOCOL.md, Vectors; compact ones expanded first).
 
-A vector file is ``{"protocol": 1, "id", "description", "tags", "steps": [{"send", "expect"}]}``;
-instead of ``send`` a step may carry ``send_line`` (the exact line text, sent as UTF-8) or
-``send_hex`` (the exact bytes), exactly one of the three (PROTOCOL.md, Vectors).
-Paths named on the command line are always treated as vectors, so a broken one is reported as
-errored (and the CLI then exits 2: a bad input file). Directories are scanned recursively for
-``*.json`` in sorted order; there a JSON file whose top level is not an object with ``"steps"``
-or ``"protocol"`` is *not a vector file* (the shared ``digest.json`` sits next to the recorded
-walkthroughs) and is reported as skipped with that reason rather than as an error. A file that
-is not even valid JSON is always an error. A compact vector file (one with ``setup``) is expanded
-first (:mod:`.compact`).
+Paths named on the command line are always vectors, so a broken one is errored; in a directory
+scan (recursive ``*.json``, sorted) a JSON file that is no object with ``steps`` or ``protocol``
+is *not a vector file* and is skipped.  Loading never raises: a problem is a `LoadProblem`.
 
-Loading never raises: every problem becomes a ``LoadProblem`` the runner reports per file.
+Choosing by tag: ``--tag`` selects (the others are neither run nor reported, like ``-k``),
+``--exclude-tag`` sets aside (each is reported skipped with the tag, so the reports show how
+much of the corpus was not attempted).  A tag is a non-empty word without whitespace.
 """
 
 from __future__ import annotations
 
+import argparse
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -34,11 +30,8 @@ _HEX = re.compile(r"(?:[0-9a-fA-F]{2})*")
 
 @dataclass(frozen=True)
 class Step:
-    """One request and the subset of the reply it must produce.
-
-    ``send`` is the request object of a ``send`` step, or the :class:`RawLine` of a
-    ``send_line`` / ``send_hex`` step (``jsonio.encode_line`` sends either).
-    """
+    """One request (an object, or the `RawLine` of ``send_line`` / ``send_hex``) and the subset
+    of the reply it must produce."""
 
     send: object
     expect: dict[str, object]
@@ -49,13 +42,9 @@ class StepShapeError(ValueError):
 
 
 def read_send(step: Mapping[str, object]) -> object:
-    """The request of one step as the runner sends it: the ``send`` value or a :class:`RawLine`.
-
-    Raises :class:`StepShapeError` unless exactly one of ``send``, ``send_line``, ``send_hex``
-    is present and well formed: ``send_line`` a string without a newline that UTF-8 can encode
-    (no lone surrogate: those need ``send_hex``), ``send_hex`` pairs of hex digits whose bytes
-    hold no newline (0a).
-    """
+    """The request of one step as the runner sends it: the ``send`` value or a `RawLine`;
+    `StepShapeError` unless exactly one of ``send``, ``send_line``, ``send_hex`` is there and
+    holds one line (``send_line`` UTF-8 encodable, ``send_hex`` pairs of hex digits)."""
     present = [key for key in SEND_KEYS if key in step]
     if len(present) != 1:
         found = ", ".join(present) if present else "none"
@@ -96,14 +85,15 @@ class Vector:
     steps: tuple[Step, ...]
     path: Path
 
+    @property
+    def display_id(self) -> str:
+        return self.id
+
 
 @dataclass(frozen=True)
 class LoadProblem:
-    """A file that could not be used as a vector.
-
-    ``not_a_vector`` marks a file found by a directory scan that is simply some other JSON
-    document: reported as skipped, not as an error.
-    """
+    """A file that could not be used as a vector (``not_a_vector``: some other JSON document
+    found by a directory scan, reported as skipped rather than as an error)."""
 
     path: Path
     message: str
@@ -155,14 +145,6 @@ def read_document(candidate: Candidate) -> object | LoadProblem:
     ):
         return LoadProblem(path, "not a vector file", not_a_vector=True)
     return document
-
-
-def load(candidate: Candidate) -> Vector | LoadProblem:
-    """Read and shape-check one candidate file."""
-    document = read_document(candidate)
-    if isinstance(document, LoadProblem):
-        return document
-    return shape(document, candidate.path)
 
 
 def shape(document: object, path: Path) -> Vector | LoadProblem:
@@ -221,7 +203,8 @@ def load_all(candidates: Iterable[Candidate]) -> list[Vector | LoadProblem]:
     seen: dict[str, Path] = {}
     loaded: list[Vector | LoadProblem] = []
     for candidate in candidates:
-        item = load(candidate)
+        document = read_document(candidate)
+        item = document if isinstance(document, LoadProblem) else shape(document, candidate.path)
         if isinstance(item, Vector):
             if item.id in seen:
                 item = LoadProblem(
@@ -251,3 +234,43 @@ def documents(root: Path) -> list[dict[str, Any]]:
         except compact.CompactError as exc:
             raise ValueError(f"{candidate.path}: {exc}") from None
     return found
+
+
+Item = Vector | LoadProblem
+
+
+def parse_tag(text: str) -> str:
+    """``argparse`` type for ``--tag`` / ``--exclude-tag``."""
+    if not text or any(c.isspace() for c in text):
+        raise argparse.ArgumentTypeError(f"a tag is a non-empty word without spaces: {text!r}")
+    return text
+
+
+def select(items: Iterable[Item], tags: Sequence[str]) -> list[Item]:
+    """The items ``--tag`` keeps: vectors carrying any of ``tags`` (all when ``tags`` is empty),
+    and every file that could not be loaded (its tags are unknown, and it must not go unnoticed)."""
+    if not tags:
+        return list(items)
+    wanted = set(tags)
+    return [
+        item for item in items if not isinstance(item, Vector) or wanted.intersection(item.tags)
+    ]
+
+
+def vectors_only(items: Iterable[Item]) -> list[Vector]:
+    """The loaded vectors among ``items`` (files that could not be loaded left out)."""
+    return [item for item in items if isinstance(item, Vector)]
+
+
+def unknown_tags(items: Iterable[Item], tags: Sequence[str]) -> list[str]:
+    """The given tags that no loaded vector carries, in the order given (each once)."""
+    carried = {tag for item in items if isinstance(item, Vector) for tag in item.tags}
+    return [tag for tag in dict.fromkeys(tags) if tag not in carried]
+
+
+def excluded_by(vector: Vector, exclude: Sequence[str]) -> str | None:
+    """The first ``--exclude-tag`` (in command-line order) that ``vector`` carries, or None."""
+    for tag in exclude:
+        if tag in vector.tags:
+            return tag
+    return None

@@ -1,4 +1,4 @@
-"""``python -m session_toolset_harness.corpus {check,build,expand,list}``."""
+"""``python -m session_toolset_harness.corpus {check,build,expand}``."""
 
 from __future__ import annotations
 
@@ -12,6 +12,15 @@ from session_toolset_harness.corpus import coverage
 from session_toolset_harness.corpus.build import DEFAULT_OUT, check, expand_all, write
 
 PROG = "python -m session_toolset_harness.corpus"
+COMMANDS = {
+    "check": "exit 1 unless every hand-written vector expands and is laid out canonically, the "
+    "derived vectors are what the builder writes, and the corpus passes the coverage gates "
+    "((operation, outcome) pairs and condition outcomes)",
+    "build": "rewrite the hand-written vectors and setups.json in the canonical layout and "
+    "regenerate the derived model and edge-family vectors",
+    "expand": "write every vector of the corpus under OUT, at the same relative path, in "
+    "PROTOCOL.md's expanded form (for runners that do not read compact vectors)",
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -21,71 +30,37 @@ def main(argv: list[str] | None = None) -> int:
         "PROTOCOL.md's expanded form.",
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    for name, text in [
-        (
-            "check",
-            "exit 1 unless every hand-written vector expands and is laid out canonically, the "
-            "derived vectors are what the builder writes, and the corpus passes the coverage "
-            "gates ((operation, outcome) pairs and condition outcomes)",
-        ),
-        (
-            "build",
-            "rewrite the hand-written vectors and setups.json in the canonical layout and "
-            "regenerate the derived model and edge-family vectors",
-        ),
-        ("list", "print each vector id and its number of steps, setups included"),
-    ]:
+    for name, text in COMMANDS.items():
         command = commands.add_parser(name, help=text, description=text)
+        if name == "expand":
+            command.add_argument("target", type=Path, metavar="OUT")
         command.add_argument(
-            "--out",
+            "--from" if name == "expand" else "--out",
+            dest="out",
             type=Path,
             default=DEFAULT_OUT,
             help=f"corpus directory (default: the packaged one, {DEFAULT_OUT})",
         )
-    expand = commands.add_parser(
-        "expand",
-        help="write every vector in PROTOCOL.md's expanded form under OUT",
-        description="Write every vector of the corpus under OUT, at the same relative path, in "
-        "PROTOCOL.md's expanded form (for runners that do not read compact vectors).",
-    )
-    expand.add_argument("out", type=Path, metavar="OUT")
-    expand.add_argument(
-        "--from",
-        dest="source",
-        type=Path,
-        default=DEFAULT_OUT,
-        help="corpus directory to expand (default: the packaged one)",
-    )
     args = parser.parse_args(argv)
     try:
-        return _run(args)
+        if not args.out.is_dir():
+            raise OSError(f"no such directory: {args.out}")
+        return _run(args.command, args.out, getattr(args, "target", None))
     except (OSError, UnicodeDecodeError, JsonTextError, compact.CompactError) as exc:
         print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)
         return 2
 
 
-def _run(args: argparse.Namespace) -> int:
-    if args.command == "expand":
-        if not args.source.is_dir():
-            raise OSError(f"no such directory: {args.source}")
-        written = expand_all(args.source, args.out)
-        print(f"wrote {len(written)} vectors under {args.out}")
+def _run(command: str, out: Path, target: Path | None) -> int:
+    if target is not None:
+        print(f"wrote {len(expand_all(out, target))} vectors under {target}")
         return 0
-    if not args.out.is_dir():
-        raise OSError(f"no such directory: {args.out}")
-    if args.command == "list":
-        from session_toolset_harness.conform.vectors import documents
-
-        for document in documents(args.out):
-            print(f"{document['id']}\t{len(document['steps'])} steps")
+    if command == "build":
+        print(f"wrote {len(write(out))} file(s) anew under {out}")
         return 0
-    if args.command == "build":
-        changed = write(args.out)
-        print(f"wrote {len(changed)} file(s) anew under {args.out}")
-        return 0
-    problems = check(args.out)
+    problems = check(out)
     if not problems:  # the coverage gates, on the corpus as written
-        measured = coverage.measure(args.out)
+        measured = coverage.measure(out)
         problems = coverage.problems(measured)
         print(coverage.summary(measured.table))
     for problem in problems:
@@ -99,7 +74,7 @@ def _run(args: argparse.Namespace) -> int:
         return 1
     pairs = len(coverage.model_pairs())
     print(
-        f"the vectors under {args.out} expand, are laid out canonically and reach all "
+        f"the vectors under {out} expand, are laid out canonically and reach all "
         f"{pairs} model pairs"
     )
     return 0

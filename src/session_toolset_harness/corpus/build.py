@@ -1,12 +1,6 @@
-"""The packaged corpus: hand-written vectors are data files, laid out one step per line.
-
-A hand-written vector is a compact vector file (:mod:`..conform.compact`) under
-``vectors/<group>/<name>.json``; its named setups are in ``setups.json`` beside this module.  The
-builder owns their layout (:func:`render`: fixed top-level key order, ASCII, one step per line),
-checks it (:func:`check`) and writes any corpus in PROTOCOL.md's expanded form for other runners
-(:func:`expand_all`).  The only vectors it generates are the model's derived ones
-(:mod:`.derived`: shortest model traces and the edge families, in :data:`derived.GROUPS`); the
-other derived directories (:data:`FOREIGN_DIRS`) are written by their own commands.
+"""The packaged corpus's layout: hand-written vectors are compact files laid out one step per
+line (`render`), checked (`check`) and rewritten (`write`) with the derived groups (`derived`),
+and expandable to PROTOCOL.md's form for other runners (`expand_all`).
 """
 
 from __future__ import annotations
@@ -14,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from session_toolset_harness.conform import compact
 from session_toolset_harness.conform.jsonio import JsonTextError, parse_strict
@@ -26,12 +20,9 @@ DEFAULT_OUT = Path(__file__).resolve().parent.parent / "vectors"
 #: The named setups of the compact vectors.
 SETUPS = Path(__file__).resolve().parent / "setups.json"
 
-#: Directories under the corpus that are derived elsewhere, not hand-written: ``original`` is
-#: recorded from the original implementation, ``model-cex`` holds the proofs' counterexamples,
-#: written by ``session-toolset prove --all-profiles --emit-vectors`` (checked by
-#: ``tests/proofs/test_vectors.py``), and ``hazards`` the hazards' traces, written by
-#: ``session-toolset prove --hazards --emit-hazard-vectors`` (checked by
-#: ``tests/proofs/test_hazards.py``).
+#: Directories derived elsewhere: recorded from the original implementation, and the proofs'
+#: counterexamples and hazard traces (``session-toolset prove --emit-vectors`` /
+#: ``--emit-hazard-vectors``).
 FOREIGN_DIRS = frozenset({"original", "model-cex", "hazards"})
 #: Directories that are not hand-written: the foreign ones and the builder's derived groups.
 NOT_HAND_WRITTEN = FOREIGN_DIRS | frozenset(derived.GROUPS)
@@ -81,11 +72,6 @@ def render_setups(setups: Mapping[str, Any]) -> str:
     return "{\n" + ",\n".join(blocks) + "\n}\n"
 
 
-def render_expanded(document: Mapping[str, Any]) -> str:
-    """A vector in PROTOCOL.md's expanded form: ASCII JSON, one-space indent, final newline."""
-    return json.dumps(document, indent=1, ensure_ascii=True) + "\n"
-
-
 def hand_written(out: Path = DEFAULT_OUT) -> list[Path]:
     """The hand-written vector files under ``out`` (outside the derived directories)."""
     if not out.is_dir():
@@ -97,46 +83,28 @@ def hand_written(out: Path = DEFAULT_OUT) -> list[Path]:
     ]
 
 
-def _derived_on_disk(out: Path) -> set[Path]:
-    """Files currently under the derived groups of ``out`` (relative paths)."""
-    return {
-        p.relative_to(out)
-        for group in derived.GROUPS
-        if (out / group).is_dir()
-        for p in (out / group).rglob("*.json")
-    }
-
-
-def _derived_problems(out: Path) -> list[str]:
-    """Differences between the derived groups under ``out`` and what :mod:`.derived` writes."""
+def _derived(out: Path, fix: bool = False) -> list[tuple[Path, str]]:
+    """Each file under the derived groups of ``out`` that is not what `derived` writes, with
+    why (missing, differs, not produced); with ``fix``, each is written anew or deleted."""
     files = derived.files()
-    problems: list[str] = []
+    found: list[tuple[Path, str]] = []
     for relative, text in sorted(files.items()):
         target = out / relative
         if not target.exists():
-            problems.append(f"missing: {relative}")
+            found.append((relative, "missing"))
         elif target.read_text(encoding="utf-8") != text:
-            problems.append(f"differs from the builder: {relative}")
-    problems.extend(
-        f"not produced by the builder: {p}" for p in sorted(_derived_on_disk(out) - set(files))
-    )
-    return problems
-
-
-def _write_derived(out: Path) -> list[Path]:
-    """(Re)write the derived groups under ``out``, deleting stale files; returns files changed."""
-    files = derived.files()
-    changed: list[Path] = []
-    for stale in sorted(_derived_on_disk(out) - set(files)):
-        (out / stale).unlink()
-        changed.append(out / stale)
-    for relative, text in sorted(files.items()):
+            found.append((relative, "differs from the builder"))
+    groups = [out / group for group in derived.GROUPS if (out / group).is_dir()]
+    on_disk = {p.relative_to(out) for group in groups for p in group.rglob("*.json")}
+    found += [(p, "not produced by the builder") for p in sorted(on_disk - set(files))]
+    for relative, _ in found if fix else []:
         target = out / relative
+        if relative not in files:
+            target.unlink()
+            continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        if not target.exists() or target.read_text(encoding="utf-8") != text:
-            target.write_text(text, encoding="utf-8")
-            changed.append(target)
-    return changed
+        target.write_text(files[relative], encoding="utf-8")
+    return found
 
 
 def _read(path: Path) -> object:
@@ -144,11 +112,9 @@ def _read(path: Path) -> object:
 
 
 def check(out: Path = DEFAULT_OUT) -> list[str]:
-    """What is wrong with the hand-written files under ``out`` and with ``setups.json`` (not a
-    compact vector, an id that is not the path, a step that does not expand, a layout that is not
-    :func:`render`'s) and with the derived groups (not what :mod:`.derived` writes).  Empty when
-    all is well."""
-    problems = _setup_problems() + _derived_problems(out)
+    """What is wrong with the hand-written files under ``out``, ``setups.json`` (shape, ids,
+    expansion, layout) and the derived groups (not what `derived` writes); empty when nothing."""
+    problems = _setup_problems() + [f"{why}: {path}" for path, why in _derived(out)]
     for path in hand_written(out):
         relative = path.relative_to(out)
         try:
@@ -194,10 +160,7 @@ def _setup_problems() -> list[str]:
         problems.append(f"not in the canonical layout: {SETUPS.name}")
     for name, entry in setups.items():
         try:
-            steps = [
-                compact.expand_values(step, f"$.steps[{index}]")
-                for index, step in enumerate(entry["steps"])
-            ]
+            steps = compact.expand_values(entry["steps"], "$.steps")
         except compact.CompactError as exc:
             problems.append(f"{SETUPS.name}: setup {name!r}: {exc}")
             continue
@@ -209,20 +172,16 @@ def write(out: Path = DEFAULT_OUT) -> list[Path]:
     """Rewrite the hand-written files under ``out`` (and ``setups.json``) in the canonical
     layout, keeping every key, and regenerate the derived groups; returns the files changed.
     Hand-written files that do not parse, or are not compact, are left for :func:`check`."""
-    changed: list[Path] = _write_derived(out)
-    targets: list[tuple[Path, object]] = []
+    changed = [out / path for path, _ in _derived(out, fix=True)]
     for path in [SETUPS, *hand_written(out)]:
         try:
-            targets.append((path, _read(path)))
+            document = _read(path)
         except (OSError, UnicodeDecodeError, JsonTextError):
             continue
-    for path, document in targets:
         if path == SETUPS and compact.setup_problem(document) is None:
-            assert isinstance(document, dict)
-            text = render_setups(document)
+            text = render_setups(cast(dict[str, Any], document))
         elif path != SETUPS and compact.is_compact(document):
-            assert isinstance(document, dict)
-            text = render(document)
+            text = render(cast(dict[str, Any], document))
         else:
             continue
         if path.read_text(encoding="utf-8") != text:
@@ -243,7 +202,7 @@ def expand_all(source: Path, out: Path) -> list[Path]:
         if compact.is_compact(document):
             assert isinstance(document, dict)
             try:
-                text = render_expanded(compact.expand(document))
+                text = compact.render_expanded(compact.expand(document))
             except compact.CompactError as exc:
                 raise compact.CompactError(f"{path}: {exc}") from None
             target.write_text(text, encoding="utf-8")

@@ -1,24 +1,8 @@
-"""The corpus's coverage gates, checked once on the written corpus: every (operation, outcome)
-pair the model can produce, and every condition outcome (MC/DC) of the model's decisions, is
-reached by some vector - or, for a condition outcome, listed here as one no state can produce,
-with a Z3 proof.
-
-`measure` replays every vector file of a corpus directory (all groups, generated ones included)
-against the model's expected world with the recording interpretation
-(`session_toolset_model.conditions.RecordingAlgebra`), collecting the (op, outcome) pair of
-every step and the condition table.  `problems` names what is missing: a model pair not listed
-unreachable by the reviewed table (`session_toolset_model.reachability.UNREACHABLE`), or a
-condition outcome neither seen nor in `LISTED`.  ``python -m session_toolset_harness.corpus
-check`` fails on any.
-
-Condition keys are `session_toolset_model.conditions.outcome_key`: the decision's module,
-function and source line, the condition and the outcome.  Every listed entry is proved with Z3
-(`session_toolset_proofs.conditions.prove_unreachable`: `unsat` under the inductive invariant,
-the operation's precondition and the premises the concrete recorder itself requires - the
-enclosing `algebra.when` guards, and for a map update that the key is one of its candidates);
-``tests/corpus/test_coverage.py`` re-runs every proof, and shows that without those premises
-the candidate-key and guarded outcomes would be satisfiable.  A key that no longer names a
-decision (the model's line changed) shows up as missing: update it here.
+"""The corpus's coverage gates: every (operation, outcome) pair the model can produce and every
+condition outcome (MC/DC) of its decisions is reached by a vector, or (a condition outcome)
+listed in `LISTED`, each proved unreachable with Z3 by ``tests/corpus/test_coverage.py``.
+`measure` replays the vectors against the model's expected world with the recording algebra;
+keys are `session_toolset_model.conditions.outcome_key` (a key whose line moved shows missing).
 """
 
 from __future__ import annotations
@@ -26,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from session_toolset_model.conditions import ConditionTable, RecordingAlgebra
 from session_toolset_model.ops import OPS, outcomes_for
@@ -34,6 +18,7 @@ from session_toolset_model.profiles import DEFAULT
 from session_toolset_model.reachability import UNREACHABLE
 from session_toolset_model.world import OutOfScope, World
 
+from .. import independent
 from ..conform import compact
 
 _GATE = "gate.authorize: "
@@ -119,16 +104,6 @@ class Coverage:
     table: ConditionTable = field(default_factory=ConditionTable)
 
 
-def _step(world: World, step: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    if "send_line" in step:
-        return "send_line", world.handle_line(str(step["send_line"]).encode("utf-8"))
-    if "send_hex" in step:
-        return "send_line", world.handle_line(bytes.fromhex(str(step["send_hex"])))
-    send = step["send"]
-    op = send.get("op") if isinstance(send, dict) else None
-    return (op if isinstance(op, str) else "send_line"), world.handle(send)
-
-
 def measure(directory: Path) -> Coverage:
     """Replay every vector file under ``directory`` (each in a fresh recording world) and
     collect what it reaches; a step whose answer SPEC.md leaves open ends its vector."""
@@ -141,15 +116,16 @@ def measure(directory: Path) -> Coverage:
 def measure_file(path: Path, cov: Coverage | None = None) -> Coverage:
     """What one vector file reaches (added to ``cov`` when given)."""
     cov = Coverage() if cov is None else cov
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    if compact.is_compact(doc):  # a hand-written vector: its setups' steps come first
-        doc = compact.expand(doc)
+    doc = compact.expand(json.loads(path.read_text(encoding="utf-8")))  # setups' steps first
     world = World(alg=RecordingAlgebra(cov.table))
     for step in doc["steps"]:
+        send = step.get("send")
+        op = send.get("op") if isinstance(send, dict) else None
         try:
-            op, reply = _step(world, step)
+            reply = independent.reply(world, step)
         except OutOfScope:
             break
+        op = op if isinstance(op, str) else "send_line"
         cov.pairs.add((op, "ok" if reply.get("ok") else str(reply.get("error"))))
     return cov
 

@@ -1,20 +1,8 @@
-"""The corpus's derived vectors: what the model and the generators' finite lists determine, not a
-person.  `files` is the builder's one call for them.
-
-* ``model/``: the model's bounded enumerator (`session_toolset_model.enumerate`) gives, for
-  every (operation, outcome) pair the reviewed table does not list unreachable, the shortest
-  trace from the initial state that ends producing it (`enumerate.shortest`), and for every
-  condition outcome (MC/DC) those traces miss, the first trace of the enumeration that covers it
-  (`enumerate.covering`: traces of up to four actions before the final one). A greedy set cover
-  keeps the fewest of those traces that together reach every such pair and every condition
-  outcome any one of them reaches alone. Each becomes one vector: ``hello``, ``reset``, the
-  trace as PROTOCOL.md requests (`enumerate.trace_requests`), then the observations
-  (``snapshot`` of every set name, ``catalog_state``, ``factory_calls`` of every tool).
-  Expectations are the model's expected world (`session_toolset_model.world.World`); digest
-  fields are omitted (the digest vectors own digest values).
-* ``edge-families/``: every case of the finite edge families (`edge_families`), in fixed
-  chunks, each vector ending with ``catalog_state`` (a refused line changes nothing);
-  expectations from the same world, exactly.
+"""The corpus's derived vectors, determined by the model and the generators' finite lists
+(`files`): ``model/`` holds, for every (operation, outcome) pair and condition outcome the model
+can produce, the enumerator's shortest trace to it, as few as a greedy set cover keeps, each
+followed by observations (digests omitted); ``edge-families/`` every case of the finite edge
+families (`edge_families`), in chunks.  Expectations are the model's expected world.
 """
 
 from __future__ import annotations
@@ -29,6 +17,7 @@ from session_toolset_model.enumerate import Action, Node, covering, shortest, tr
 from session_toolset_model.ops import OPS
 from session_toolset_model.world import World
 
+from ..conform import compact
 from ..conform.jsonio import RawLine, encode_line
 from ..declared_difference import DECLARED_DIFFERENCE, mishandled
 from .coverage import LISTED, model_pairs
@@ -39,10 +28,7 @@ Trace = tuple[Action, ...]
 GROUPS = ("model", "edge-families")
 """The corpus directories this module writes."""
 
-_HEAD: list[Reply] = [
-    {"send": {"op": "hello"}, "expect": {"ok": True, "protocol": 1}},
-    {"send": {"op": "reset"}, "expect": {"ok": True}},
-]
+_HEAD: list[Reply] = [compact.HELLO, compact.RESET]
 
 
 def _outcome(reply: Reply) -> str:
@@ -175,10 +161,6 @@ def edge_vector(family: str, start: int, cases: Any) -> dict[str, Any]:
     }
 
 
-def _text(doc: dict[str, Any]) -> str:
-    return json.dumps(doc, indent=1, ensure_ascii=True) + "\n"
-
-
 def files() -> dict[Path, str]:
     """Relative path -> file text of every derived vector (computed once per process: they
     are a function of the model and the edge lists alone)."""
@@ -193,8 +175,8 @@ def _files() -> dict[Path, str]:
     out: dict[Path, str] = {}
     for number, trace in enumerate(sorted(choose(traces), key=lambda t: (len(t), repr(t))), 1):
         doc = model_vector(number, trace)
-        out[Path(doc["id"] + ".json")] = _text(doc)
+        out[Path(doc["id"] + ".json")] = compact.render_expanded(doc)
     for family, start, cases in chunks():
         doc = edge_vector(family, start, cases)
-        out[Path(doc["id"] + ".json")] = _text(doc)
+        out[Path(doc["id"] + ".json")] = compact.render_expanded(doc)
     return out

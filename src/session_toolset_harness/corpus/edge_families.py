@@ -1,22 +1,7 @@
-"""The finite edge families: every case of the generators' finite edge-case lists, as fixed
-corpus vectors (``vectors/edge-families/``, written by the corpus builder).
-
-Random draws cluster: which cases of a finite list one walk never draws changes with every edit
-of a generation module, so a bug that only one case shows would be found by one walk and lost by
-the next.  Fixed vectors send each case every run.  The families are the generators' own lists
-where they are finite, enumerated:
-
-* ``raw lines``: every fixed spelling of `strategies.raw_lines` (number spellings, repeated
-  keys, escapes, framing, bytes that are not UTF-8, the nesting bound);
-* ``lexical``: SPEC.md 1.4's lexical near misses of `strategies.lexical_edge_lines`, each
-  refused string in every position a line can hold it (kept, discarded by a repeated key, as a
-  key) and each accepted one kept, in lower, upper and mixed-case hex;
-* ``wire names``: every escaping wire name (`strategies.escaping_wire_name` over its controls,
-  lengths and tails) and the long ones, resolved while unknown;
-* ``long runtime names``: records whose runtime names sit around the 128-byte wire-name bound,
-  each resolved by its own name (the reply echoes it bounded);
-* ``record fields``: a record with each fault of its optional ``summary`` and ``tags`` and every
-  other field valid (no reply shows a summary or tags: only a faulty one shows they are read).
+"""The finite edge families: every case of the generators' finite edge-case lists as fixed
+corpus vectors (``vectors/edge-families/``), so that a bug only one case shows is found on every
+run: raw lines, SPEC.md 1.4's lexical near misses, escaping and long wire names, runtime names
+around the 128-byte bound, and each fault of a record's ``summary`` and ``tags``.
 """
 
 from __future__ import annotations
@@ -117,31 +102,27 @@ LONG_RUNTIME_NAMES: Final = (
 """Runtime names around the 128-byte wire-name bound (`strategies.runtime_names`' long ones)."""
 
 
+def _insert(name: str, tool_id: str) -> Reply:
+    """A ``catalog_insert`` of a builtin ``name`` as ``tool_id``, every field valid."""
+    return {
+        "op": "catalog_insert",
+        "source": {"kind": "builtin", "name": name},
+        "provenance": {"kind": "builtin_runtime"},
+        "schema": pools.SCHEMAS[0],
+        "id": tool_id,
+    }
+
+
 def _long_runtime_names() -> list[Request]:
-    out: list[Request] = []
-    for index, name in enumerate(LONG_RUNTIME_NAMES):
-        out.append(
-            {
-                "op": "catalog_insert",
-                "source": {"kind": "builtin", "name": f"edge{index}"},
-                "provenance": {"kind": "builtin_runtime"},
-                "schema": pools.SCHEMAS[0],
-                "id": f"wild:edge{index}",
-                "runtime_name": name,
-            }
-        )
-    out += [{"op": "resolve", "wire_name": name} for name in LONG_RUNTIME_NAMES]
-    return out
+    out: list[Request] = [
+        {**_insert(f"edge{index}", f"wild:edge{index}"), "runtime_name": name}
+        for index, name in enumerate(LONG_RUNTIME_NAMES)
+    ]
+    return out + [{"op": "resolve", "wire_name": name} for name in LONG_RUNTIME_NAMES]
 
 
 def _record_fields() -> list[Request]:
-    base: Reply = {
-        "op": "catalog_insert",
-        "source": {"kind": "builtin", "name": "edge"},
-        "provenance": {"kind": "builtin_runtime"},
-        "schema": pools.SCHEMAS[0],
-        "id": "wild:fields",
-    }
+    base = _insert("edge", "wild:fields")
     out: list[Request] = []
     for field, kind in (("summary", "opt_str"), ("tags", "opt_strs")):
         for fault in FAULTS[kind]:

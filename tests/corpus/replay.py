@@ -1,8 +1,7 @@
-"""In-process replay of vectors against any ``handle(line: bytes) -> reply`` function.
-
-Used by the corpus and miniature tests for speed (no subprocess per vector).  The comparison is
-PROTOCOL.md's subset rule, the runner's own matcher (:mod:`..conform.matcher`), so an in-process
-replay and a ``session-toolset conform`` run judge a reply identically.
+"""In-process replay of vectors against any ``handle(line: bytes) -> reply`` function, for the
+corpus, miniature and raw-line tests (no subprocess per vector).  The comparison is the runner's
+own matcher (`session_toolset_harness.conform.matcher`), so it judges a reply as
+``session-toolset conform`` does.
 """
 
 from __future__ import annotations
