@@ -40,7 +40,7 @@ from ..envelope import check_writable
 from ..interrupt import raising_on_signals
 from ..progress import Progress, on_terminal
 from ..summary import GITHUB_STEP_SUMMARY, outputs, publish
-from . import coverage, report
+from . import report
 from .parallel import Plan, PlanResult, run_plan
 from .run import PROFILES
 from .sut import REQUEST_TIMEOUT_SECONDS, SutFailure
@@ -244,13 +244,13 @@ def _adapter_argv(adapter: str | None, timeout: float) -> tuple[str, ...] | None
 
 def _tables(args: argparse.Namespace, hits: Any, conditions: Any) -> None:
     if args.verbose:
-        print(coverage.table(hits))
+        print(report.coverage_table(hits))
         print(format_table(conditions))
 
 
 def coverage_line(hits: Any, conditions: Any) -> str:
     """What the walk covered: (operation, outcome) pairs and the model's condition outcomes."""
-    required = coverage.required_pairs()
+    required = report.required_pairs()
     seen = sum(1 for pair in required if hits[pair])
     covered, total, _ = conditions.summary()
     return (

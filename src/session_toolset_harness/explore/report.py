@@ -22,9 +22,12 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from session_toolset_model.conditions import OUTCOMES, ConditionTable
+from session_toolset_model.ops import OPS, outcomes_for
+from session_toolset_model.profiles import DEFAULT
+from session_toolset_model.reachability import UNREACHABLE
 
 from ..conform.junit import display_path, xml_safe
 from ..envelope import envelope
@@ -38,6 +41,42 @@ FORMAT_VERSION = 4
 ``swept_examples`` and the ``coverage`` verdict gone), ``counts.examples`` the examples run;
 3: the common envelope (`envelope`); 2 added the condition table."""
 VERDICTS = ("pass", "divergence", "error", "incomplete")
+
+
+PROTOCOL_ONLY: Final[dict[str, tuple[str, ...]]] = {
+    "forge_grant": ("ok",),
+    "catalog_set_generation": ("ok",),
+    "authorize_wire": ("ToolAuthorizationError.UnknownTool", "ok"),
+    **dict.fromkeys(("hello", "tool_id_parse", "tool_id", "session_id_parse"), ("ok",)),
+    "digest": ("ok", "Protocol"),
+    "carry_forward_enabled": ("ok",),
+    "resolve": ("ok", "ToolAuthorizationError.UnknownTool"),
+    "factory_calls": ("ok",),
+    "send_line": ("ok", "Protocol"),
+}
+"""Ops and outcomes outside the model's table that the coverage line counts (identity ops,
+digests, resolution, raw lines)."""
+
+
+def required_pairs() -> list[tuple[str, str]]:
+    """The (operation, outcome) pairs the coverage line counts: the model's reachable pairs
+    (`session_toolset_model.reachability`) and the protocol-only ones."""
+    pairs = [
+        (name, code)
+        for name, op in OPS.items()
+        for code in outcomes_for(op, DEFAULT)
+        if (name, code) not in UNREACHABLE
+    ]
+    return sorted(pairs + [(op, code) for op, codes in PROTOCOL_ONLY.items() for code in codes])
+
+
+def coverage_table(hits: Counter[tuple[str, str]]) -> str:
+    """Hits per (operation, outcome): every counted pair (zeros shown) and everything seen."""
+    rows = sorted(set(required_pairs()) | set(hits))
+    width = max((len(op) for op, _ in rows), default=10)
+    lines = [f"{'operation':<{width}}  {'hits':>7}  outcome"]
+    lines += [f"{op:<{width}}  {hits[(op, code)]:>7}  {code}" for op, code in rows]
+    return "\n".join(lines)
 
 
 class ReportError(ValueError):

@@ -298,8 +298,8 @@ def colliding_runtime_names() -> st.SearchStrategy[list[str]]:
 # `raw_lines` above are fixed spellings; these are built token by token, so every lexical rule
 # (escapes and surrogate pairing, number grammar and range, literals, whitespace, repeated keys)
 # meets every position: a kept value, a value a repeated key discards, a key, a field the op reads.
-_UNITS = (0x61, 0x41, 0x3A, 0x00, 0x1F, 0x22, 0x5C, 0x7F, 0xE9, 0x2028, 0xD7FF, 0xE000, 0xFEFF)
-_UNITS += (0xFFFF,)
+_UNITS: tuple[int, ...] = (0x61, 0x41, 0x3A, 0x00, 0x1F, 0x22, 0x5C, 0x7F, 0xE9, 0x2028, 0xD7FF)
+_UNITS += (0xE000, 0xFEFF, 0xFFFF)
 _HIGH = (0xD800, 0xD83D, 0xDBFF)
 _LOW = (0xDC00, 0xDE00, 0xDFFF)
 
