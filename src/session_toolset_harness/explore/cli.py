@@ -1,20 +1,9 @@
 """``session-toolset explore``: model-based random testing of any PROTOCOL.md adapter.
 
-Exit status: 0 no divergence; 1 a divergence or an adapter failure mid-run (the shrunk sequence
-is printed and written as a vector file); 2 usage errors, an unwritable ``--out``/``--json``, an
-adapter that does not answer its first ``hello``, or ``--merge`` reports that repeat a shard;
-130/143 on SIGINT/SIGTERM, after the report of what ran so far (``--json``: marked incomplete).
-Never a traceback.
-
-``--jobs N`` and ``--shard K/N`` split the run into seed streams (`parallel`); ``--json``,
-``--junit`` and ``--summary`` write reports, and ``--merge`` turns several ``--json`` reports into
-one verdict and writes the same reports for the merged run (`report`).  The coverage and
-condition tables are printed with ``--verbose`` only (they are always in the JSON report):
-coverage is reported, never required.
-``--exclude-tag declared-difference`` steers every request off the number literals of SPEC.md
-1.4's declared difference (`declared_difference`), as ``conform --exclude-tag`` sets their
-vectors aside.
-"""
+Exit status: 0 no divergence; 1 a divergence or an adapter failure (the shrunk sequence is
+printed and written as a vector file); 2 usage errors, an unwritable output, an adapter that
+does not answer its first ``hello``, ``--merge`` reports that repeat a shard; 130/143 on
+SIGINT/SIGTERM after a partial report.  Never a traceback."""
 
 from __future__ import annotations
 

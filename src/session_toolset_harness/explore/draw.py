@@ -1,17 +1,10 @@
-"""Seeded generators and the stateful runner explore draws its examples with.
+"""Seeded generators and the rule runner explore draws its examples with.
 
-A strategy is a function of a ``random.Random``: `integers`, `sampled_from`, `one_of`, `lists`,
-`text`, ... and ``map``/``filter``/``flatmap`` compose them, with the names (and, roughly, the
-value distributions) of Hypothesis's strategies, so the generators read like any
-property-based test.  `RuleBasedStateMachine` with `rule`, `initialize`, `Bundle` and `multiple`
-is the stateful part: `run_example` runs one example of a machine from its PRNG.  An example is
-one deterministic function of the seed, its index and the generation modules, so it is replayed
-by running its seed again; a divergence is shrunk by `reduce`, request by request.
-
-Per example, as swarm testing does, a random share of the rules is switched off; each step then
-picks one of the enabled rules that can run (its bundles non-empty) uniformly.  A draw that
-cannot be made (an empty bundle, a filter that found nothing) skips its rule; the step counts.
-"""
+A strategy draws one value from a ``random.Random``; the names follow Hypothesis's.  A machine's
+methods marked `rule` (or `initialize`) draw their arguments, Bundles hold values earlier rules
+returned.  An example is a deterministic function of the seed and its index; per example a
+random share of the rules is switched off (swarm testing), and a rule whose draw cannot be made
+is skipped."""
 
 from __future__ import annotations
 

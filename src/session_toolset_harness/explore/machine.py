@@ -1,17 +1,9 @@
-"""The stateful model-based test: a rule-based state machine (`draw`) that drives a system under
-test and the model's oracle side by side, one PROTOCOL.md request per rule.
-
-Every step is checked by `observe.Observer` (pipelined): (1) the reply — code and payload, by the
-PROTOCOL.md subset rule with the oracle's reply as the expected subset — and (2) the observable
-state — ``catalog_state``, ``snapshot`` of every pooled set name (an absent set must be a
-``Protocol`` error on both sides) and ``factory_calls`` of every pooled tool — as far as the step
-can have changed it, and all of it periodically and at the end of every example.  On every
-rejection nothing observed may have moved (no partial mutation).
+"""The stateful model-based test: one PROTOCOL.md request per rule, sent to the system under
+test and the model's oracle side by side and checked by `observe.Observer`.
 
 Entities recur through Bundles (tools, sessions, set names, grant names); hostile values come from
-the hand-classified pools.  A request never carries two faulty fields at once, because PROTOCOL.md
-does not fix which of two field errors is reported.
-"""
+the hand-classified pools.  A request never carries two faulty fields at once (PROTOCOL.md does
+not fix which of two field errors is reported)."""
 
 from __future__ import annotations
 

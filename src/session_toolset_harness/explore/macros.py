@@ -1,25 +1,12 @@
-"""Macro rules that reach deep states a step at a time would rarely reach.
+"""Macro rules: set up a subject, change one input of a compound decision (or none), decide.
 
-A random walk rarely changes exactly one input of a compound decision while holding the others.
-These macros set up a subject (a set with an exact activation), change one input - or none -
-and then take the decision:
-
-* `drift_then_rebuild`: the rebuild's carry condition (SPEC.md 3: "record present with digest
-  and provenance equal to the pins and trusted", and the "now core" escape) - change nothing,
-  the digest, the provenance, only the source trust (same provenance), remove the record, or
-  rebuild so the tool becomes core; call the tool (the gate's checks see the same single
-  change); then rebuild (in place or into another name; progressive or
-  default, carry-forward on, off or defaulted - progressive with carry-forward on after a flip of
-  the digest, provenance or trust, the only rebuild that evaluates the condition flipped) and
-  call the tool.  A provenance flip keeps the trust verdict (a trusted twin of another
-  provenance), so it is the provenance alone that changes.  Or, instead of rebuilding,
-  build a fresh set for the same session (`new`, default or progressive core, in place or under
-  another name): SPEC.md 3's zero inheritance ("a new set inherits nothing from any other set").
-
+* `drift_then_rebuild`: SPEC.md 3's carry condition (digest, provenance, source trust alone, the
+  record removed, the tool now core, a fresh set, a revocation), the gate on the changed
+  activation, then a rebuild (in place or not, progressive or default, carry-forward on, off or
+  defaulted) and the gate again.
 * `at_the_generation_edge`: every catalog mutation with the counter at 2^64-1 or one below.
 
-They know SPEC.md's conditions, not any implementation's bugs.
-"""
+They know SPEC.md's conditions, not any implementation's bugs."""
 
 from __future__ import annotations
 

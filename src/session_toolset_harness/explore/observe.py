@@ -1,31 +1,13 @@
 """Checking a system under test step by step, pipelined, observing what a step can have changed.
 
-The machine hands every step (its request and the oracle's expected reply) to an `Observer`.
-The observer decides which observation requests follow it, writes them to the system under test
-without waiting (pipelining: no request the explorer sends depends on a reply of the SUT — the
-next request is always computed from the expected side), and reads and checks the replies in
-order: the older half once a window of requests is outstanding (the rest stay in flight),
-every one at the end of every example, or each at once when pipelining is off.  A divergence
-is raised at the step it happened at, with the log up to it.
-
-What is observed after a step (`observation_items`):
-
-* every item whose *expected* reply changed with the step (the model says it moved);
-* every item the request names: ``snapshot`` of the set names in ``set``/``into``/``name``,
-  ``catalog_state`` after a ``catalog_*`` operation, ``factory_calls`` of the tool called through
-  the gate (all of them after ``authorize_wire``);
-* all of them (``catalog_state``, ``snapshot`` of every pooled set name, ``factory_calls`` of
-  every pooled tool) after the reset that starts an example, after every `FULL_EVERY`-th step
-  and at the end of every example.
-
-So an implementation that changes something the model says a step leaves alone is still caught:
-by the next full observation at the latest, and always before the example ends (the end-of-example
-observation is compared like any other).  Nothing is dropped from what is compared: every reply
-is checked against the oracle by the PROTOCOL.md subset rule, a rejection must carry a string
-message (under 512 bytes for gate denials), a hello its ``implementation``, and after a
-rejection every item observed must equal, in full, its last observation when no accepted step
-came in between (no partial mutation).
-"""
+Every reply is compared with the oracle's by the PROTOCOL.md subset rule (a rejection carries a
+string message, under 512 bytes for gate denials; a hello its ``implementation``).  After a step,
+the observer reads back every observation item (``catalog_state``, ``snapshot`` of each pooled
+set, ``factory_calls`` of each pooled tool) the model says moved or the request names, and all of
+them after the reset, every `FULL_EVERY` steps and at the end of the example; after a rejection
+nothing observed may have moved (no partial mutation).  Requests are written without waiting for
+replies (the next request comes from the expected side); replies are read once a window of
+requests is outstanding, and a divergence is raised at the step it happened at."""
 
 from __future__ import annotations
 

@@ -1,17 +1,9 @@
 """``--jobs N`` and ``--shard K/N``: one exploration split into seed streams.
 
-A run is ``T`` streams (``T = jobs x shards``).  Stream ``g`` (0-based; shard ``K`` of ``N`` with
-``M`` jobs owns streams ``(K-1)*M`` to ``K*M-1``) runs seed ``seed + g`` with its share
-of the examples (``examples // T``, the first ``examples % T`` streams one more).  With one stream
-this is exactly the single-process run.  So a run is reproducible from ``--seed``, ``--jobs`` and
-``--shard``, and the shards of a CI matrix together run what ``--jobs T`` runs.
-
-With ``--jobs`` above 1 every stream is a worker process (``spawn``: a fresh interpreter that
-shares no state with the parent) with its own system under test (its own adapter child process,
-or its own in-process reference).  Coverage tables are summed.  The first worker to find a
-divergence announces it; the others are stopped at once (their adapter processes killed), while
-the finder shrinks it; when several diverge, the lowest stream wins.
-"""
+A run is ``T = jobs x shards`` streams; stream ``g`` runs seed ``seed + g`` with its share of the
+examples, so a run is reproducible from ``--seed``, ``--jobs`` and ``--shard`` and the shards of a
+CI matrix together run what ``--jobs T`` runs.  With ``--jobs`` above 1 each stream is a spawned
+worker with its own system under test; the first to diverge stops the others and shrinks."""
 
 from __future__ import annotations
 

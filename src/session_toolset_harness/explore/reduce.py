@@ -1,17 +1,9 @@
 """Shrinking a person can read: drop the requests that do not influence the divergence, then
-simplify the values of those left.
+simplify the values of those left (`shrink_values`), then drop again.
 
-A failing example's rules send many requests (a macro rule several), most of which may not
-matter.  `reduce` replays the request sequence from ``reset``
-against the system under test and a fresh expected world, and greedily removes chunks of
-requests (halves, then quarters, ... then single requests) for as long as the remaining sequence
-still diverges at the same operation (an exact grant's generation follows the catalog
-mutations left before it: `_regranted`).  Then `shrink_values` simplifies each request's values
-(shorter names, fewer members and elements, smaller numbers and schemas) under the same test,
-and chunk removal runs once more (a simpler value can make another request unnecessary).  The
-result is a sequence where every request is needed and no value tried simpler kept the
-divergence.
-"""
+Requests are replayed from ``reset`` against the system under test and a fresh expected world,
+removing chunks (halves, quarters, ... single requests) while the sequence still diverges at the
+same operation; an exact grant's generation follows the catalog mutations left before it."""
 
 from __future__ import annotations
 

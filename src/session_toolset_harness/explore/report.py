@@ -1,18 +1,9 @@
-"""The ``--json`` report of one exploration (one machine, one shard) and ``--merge`` of several,
-and the ``--junit`` and ``--summary`` renderings of a report (`junit`, `markdown`), single or
-merged (`Merged.to_json` is a report of the same format, shard 1/1).
+"""The ``--json`` report of one exploration, ``--merge`` of several, and the ``--junit`` and
+``--summary`` renderings of a report, single or merged.
 
-A report carries the plan (seed, jobs, shard, budget), the coverage table, the
-condition table (per decision of the model: the condition outcomes seen with their counts, and
-the operand vectors of a conjunction or disjunction, from which MC/DC's "decides alone" is
-resolved), the verdict and, on a divergence, its reason, whether it reproduced on replay
-(``flaky``: what replaying gave, else null) and the vector file written.  Merging
-sums the coverage tables, unions the condition tables (so an outcome decided by two
-evaluations that two shards saw counts, exactly as `--jobs` merges its workers), checks that the
-shards of one plan are all there (a merge missing one is incomplete) and gives one verdict: any
-divergence or error fails.  A shard given twice is refused before merging (`shard_of`).
-Coverage is reported, not judged: the corpus's fixed vectors are what must cover.
-"""
+A report carries the plan, the coverage and condition tables, the verdict and the divergence.
+Merging sums coverage, unions the condition tables, checks that every shard of a plan is there
+and gives one verdict: any divergence, error or missing shard fails."""
 
 from __future__ import annotations
 
