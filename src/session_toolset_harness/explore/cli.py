@@ -99,16 +99,10 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: the reference implementation, in-process)",
     )
     parser.add_argument(
-        "--budget",
-        choices=sorted(PROFILES),
-        default="dev",
-        help="examples x steps (default: dev)",
+        "--budget", choices=sorted(PROFILES), default="dev", help="examples x steps (default: dev)"
     )
     parser.add_argument(
-        "--profile",
-        choices=sorted(PROFILES),
-        action=_DeprecatedProfile,
-        help=argparse.SUPPRESS,
+        "--profile", choices=sorted(PROFILES), action=_DeprecatedProfile, help=argparse.SUPPRESS
     )
     parser.add_argument(
         "--examples", type=integer(1), metavar="N", help="number of examples (sequences)"

@@ -16,7 +16,6 @@ from ..conform.jsonio import RawLine
 from ..declared_difference import steer_line, steer_value
 from . import draw as st
 from . import pools
-from . import strategies as gen
 from .context import RunContext
 from .draw import Bundle, initialize, multiple, rule
 from .macros import GenerationEdgeRules
@@ -28,35 +27,7 @@ MAX = pools.MAX_GENERATION
 GRANT_NAMES = ("g1", "g2", "g3")
 
 tool_ids = st.sampled_from(pools.TOOL_IDS)
-hostile_ids = st.one_of(
-    [st.sampled_from(group) for group in pools.by_error(pools.HOSTILE_TOOL_IDS).values()]
-)
-hostile_sessions = st.one_of(
-    [st.sampled_from(group) for group in pools.by_error(pools.SESSION_CASES).values()]
-)
-"""Hostile texts, drawn error class first so every expected code is about equally likely."""
 set_names = st.sampled_from(pools.SET_NAMES)
-HOSTILE_KINDS = (
-    "insert_id",
-    "upsert_id",
-    "upsert_replaced",
-    "remove",
-    "issue_tool",
-    "issue_session",
-    "forge_tool",
-    "forge_session",
-    "forge_session",
-    "issue_session",
-    "set_new_session",
-    "set_new_core",
-    "default_session",
-    "progressive_session",
-    "route_fallback",
-    "activate_user",
-    "activate_model",
-    "revoke",
-    "authorize",
-)
 grant_names = st.sampled_from(GRANT_NAMES)
 flavors = st.sampled_from([0, 0, 1, 2])
 """A flavor index (modulo the tool's flavors): the trusted flavor 0 is drawn most often."""
@@ -296,11 +267,7 @@ class ExploreMachine(WholeProtocolRules, GenerationEdgeRules):
     def activate_user(self, name: str, tool: str) -> None:
         self.step({"op": "activate_user", "set": name, "tool": tool})
 
-    @rule(
-        name=sets,
-        confirmed=st.booleans(),
-        batch=st.lists(tools, max_size=3),
-    )
+    @rule(name=sets, confirmed=st.booleans(), batch=st.lists(tools, max_size=3))
     def activate_model(self, name: str, confirmed: bool, batch: list[str]) -> None:
         authority = "model_confirmed" if confirmed else "unauthorized"
         self.step({"op": "activate_model", "set": name, "authority": authority, "tools": batch})
@@ -418,121 +385,3 @@ class ExploreMachine(WholeProtocolRules, GenerationEdgeRules):
             )
             names.append(grant_name)
         return names
-
-    @rule(
-        name=sets,
-        member=st.integers(0, 7),
-        tool=tools,
-        change=st.sampled_from(["schema", "flavor", "remove", "rebase"]),
-        flavor=flavors,
-    )
-    def drift_then_authorize(
-        self, name: str, member: int, tool: str, change: str, flavor: int
-    ) -> None:
-        """Change one of the set's own records (digest drift, a coherent imposter or another
-        trust, removal) or only the generation, then call it through the gate."""
-        tool = self._member(name, tool, member % 4)
-        if tool not in pools.TOOL_BY_ID:  # a wild record (protocol_rules) has no flavors
-            tool = pools.TOOL_IDS[member % len(pools.TOOL_IDS)]
-        digest = self.world.record_digest(tool)
-        if change == "remove":
-            self.step({"op": "catalog_remove", "id": tool})
-        elif change == "rebase" or digest is None:
-            self.step({"op": "catalog_rebase_past", "prior": 0})
-        else:
-            schema = pools.SCHEMAS.index(
-                next(
-                    (x for x in pools.SCHEMAS if self.ctx.digests[pools.schema_key(x)] == digest),
-                    pools.SCHEMAS[0],  # a record with a random schema (protocol_rules)
-                )
-            )
-            if change == "schema":
-                schema = (schema + 1) % len(pools.SCHEMAS)
-            record = self._record(tool, flavor if change == "flavor" else 0, schema, False)
-            self.step({"op": "catalog_upsert", "replaced": tool, **record})
-        self.step({"op": "authorize", "set": name, "tool": tool})
-
-    @rule(name=sets, wire=st.sampled_from(sorted(pools.UNMATCHED_WIRE_NAMES)))
-    def authorize_unknown_wire_name(self, name: str, wire: str) -> None:
-        """A wire name that resolves to nothing: denied, echoed only up to 128 bytes."""
-        self.step({"op": "authorize_wire", "set": name, "wire_name": wire})
-
-    @rule(data=st.data(), kind=st.sampled_from(HOSTILE_KINDS))
-    def hostile_field(self, data: st.DataObject, kind: str) -> None:
-        """One request with exactly one hostile identity field (tool id or session).
-
-        The error expected is the hand-derived one of the pool; the set named (when the op
-        needs one) exists, so the field error is the only error in the request.
-        """
-        raw_id = data.draw(hostile_ids, label="hostile id")
-        raw_session = data.draw(hostile_sessions, label="hostile session")
-        known = self.world.set_names()
-        name = data.draw(gen.sampled(known)) if known else None
-        record: Reply = {
-            "source": {"kind": "builtin", "name": "read"},
-            "provenance": {"kind": "builtin_runtime"},
-            "schema": pools.SCHEMAS[0],
-        }
-        forge: Reply = {
-            "op": "forge_grant",
-            "name": "g1",
-            "generation": 0,
-            "digest": pools.BOGUS_DIGESTS[0],
-        }
-        requests: dict[str, Reply] = {
-            "insert_id": {"op": "catalog_insert", **record, "id": raw_id},
-            "upsert_id": {"op": "catalog_upsert", "replaced": None, **record, "id": raw_id},
-            "upsert_replaced": {"op": "catalog_upsert", "replaced": raw_id, **record},
-            "remove": {"op": "catalog_remove", "id": raw_id},
-            "issue_tool": {"op": "issue_grant", "name": "g1", "session": "s1", "tool": raw_id},
-            "issue_session": {
-                "op": "issue_grant",
-                "name": "g1",
-                "session": raw_session,
-                "tool": "builtin:read",
-            },
-            "forge_tool": {**forge, "session": "s1", "tool": raw_id},
-            "forge_session": {**forge, "session": raw_session, "tool": "builtin:read"},
-            "set_new_session": {"op": "set_new", "name": "A", "session": raw_session, "core": []},
-            "set_new_core": {
-                "op": "set_new",
-                "name": "A",
-                "session": "s1",
-                "core": ["builtin:read", raw_id],
-            },
-            "default_session": {"op": "set_default_core", "name": "B", "session": raw_session},
-            "progressive_session": {
-                "op": "set_progressive_core",
-                "name": "C",
-                "session": raw_session,
-            },
-            "route_fallback": {
-                "op": "route",
-                "set": name,
-                "into": "A",
-                "fallback_session": raw_session,
-            },
-        }
-        if kind in requests:
-            self.step(requests[kind])
-            return
-        if name is None:
-            return
-        if kind == "activate_model":
-            authority = data.draw(gen.sampled(["model_confirmed", "unauthorized"]))
-            self.step(
-                {"op": kind, "set": name, "authority": authority, "tools": ["builtin:read", raw_id]}
-            )
-        else:
-            self.step({"op": kind, "set": name, "tool": raw_id})
-
-    @rule(
-        name=sets,
-        op=st.sampled_from(["is_stale", "activate_user", "authorize", "revoke", "activate"]),
-    )
-    def unknown_name(self, name: str, op: str) -> None:
-        """Protocol errors: a set name never created, or a grant name never stored."""
-        if op == "activate":
-            self.step({"op": op, "set": name, "grant": "never-stored"})
-        else:
-            self.step({"op": op, "set": "nope", "tool": "builtin:read"})

@@ -92,10 +92,7 @@ class Observer:
     """The comparison core of one example (one machine instance)."""
 
     def __init__(
-        self,
-        ctx: RunContext,
-        expect: Callable[[Reply], Reply],
-        state: Callable[[], object],
+        self, ctx: RunContext, expect: Callable[[Reply], Reply], state: Callable[[], object]
     ) -> None:
         """``expect`` answers an observation request (a constant, already-parsed value) from
         the expected side; ``state`` is a value that changes whenever an expected observation

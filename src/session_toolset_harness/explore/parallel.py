@@ -128,12 +128,7 @@ def _one_stream(
 
 
 def _explore_stream(
-    plan: Plan,
-    stream: int,
-    found: Any,
-    sut: Sut,
-    target: Sut,
-    watch: Watch | None,
+    plan: Plan, stream: int, found: Any, sut: Sut, target: Sut, watch: Watch | None
 ) -> tuple[ExploreResult, int | None]:
     """`_one_stream` on ``target`` (``sut`` itself, or ``sut`` recorded by ``--record``)."""
     seed = plan.stream_seed(stream)

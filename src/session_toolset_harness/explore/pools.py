@@ -114,17 +114,6 @@ def reference_digests() -> dict[str, str]:
     return {schema_key(json.loads(text)): by_text[text] for text in SCHEMA_TEXTS}
 
 
-UNMATCHED_WIRE_NAMES: Final[dict[str, str]] = {
-    "no_such_tool": "no_such_tool",
-    "x" * 300: "x" * 128,
-    "é" * 100: "é" * 64,
-    "a" + "é" * 100: "a" + "é" * 63,
-}
-"""Wire names no pooled tool's alias or runtime name can match (pooled records keep their id as
-runtime name, and every id has a `:`), with the bounded echo SPEC.md §4 gives them in
-`ToolAuthorizationError.UnknownTool`: the longest prefix of at most 128 bytes on a character
-boundary."""
-
 BOGUS_DIGESTS: Final = ("0" * 64, "not-a-digest")
 """Forged grant digests that match no schema (`forge_grant` takes any string, PROTOCOL.md)."""
 

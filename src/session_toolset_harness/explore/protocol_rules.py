@@ -233,7 +233,23 @@ PURE_CANDIDATES: Final[dict[str, st.SearchStrategy[Reply]]] = {
     ),
 }
 """Candidates for the identity ops answered from their fields alone."""
+HOSTILE_IDS: Final = st.one_of(
+    [st.sampled_from(group) for group in pools.by_error(pools.HOSTILE_TOOL_IDS).values()]
+)
+HOSTILE_SESSIONS: Final = st.one_of(
+    [st.sampled_from(group) for group in pools.by_error(pools.SESSION_CASES).values()]
+)
+"""The pools' hostile texts, drawn error class first so every expected code is about equally
+likely: a faulty identity field is one of them half the time."""
 FAULT_VALUES: Final = {kind: st.sampled_from(values) for kind, values in FAULTS.items()}
+for _kind, _hostile in (
+    ("tool", HOSTILE_IDS),
+    ("tool_or_null", HOSTILE_IDS),
+    ("tools", HOSTILE_IDS.map(lambda raw: ["builtin:read", raw])),
+    ("session", HOSTILE_SESSIONS),
+    ("grant_session", HOSTILE_SESSIONS),
+):
+    FAULT_VALUES[_kind] = st.one_of(FAULT_VALUES[_kind], _hostile)
 EXTRAS: Final = st.sampled_from(
     ["none", "none", "both", "summary", "tags", "faulty summary", "faulty tags"]
 )

@@ -146,9 +146,7 @@ def _regranted(requests: list[Any], exact: set[int]) -> list[Any]:
 
 
 def _drop(
-    best: Divergence,
-    still: Callable[[list[Any]], Divergence | None],
-    budget: Callable[[], bool],
+    best: Divergence, still: Callable[[list[Any]], Divergence | None], budget: Callable[[], bool]
 ) -> Divergence:
     """Chunk removal: halves, quarters, ... single requests; the diverging request stays."""
     requests = [r.request for r in best.steps]

@@ -22,13 +22,7 @@ from dataclasses import dataclass, field
 from session_toolset_model.conditions import ConditionTable
 
 from . import pools
-from .context import (
-    DigestPreflightError,
-    Divergence,
-    DivergenceError,
-    RunContext,
-    learn_digests,
-)
+from .context import DigestPreflightError, Divergence, DivergenceError, RunContext, learn_digests
 from .draw import example_random, run_example
 from .machine import ExploreMachine
 from .reduce import reduce, replay_exchange

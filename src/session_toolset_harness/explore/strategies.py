@@ -57,9 +57,7 @@ def canonical(length: int) -> st.SearchStrategy[str]:
 def unicode_text(min_size: int = 0, max_size: int = 20) -> st.SearchStrategy[str]:
     # Without the surrogates this is exactly what UTF-8 encodes.
     return st.text(
-        alphabet=st.characters(exclude_categories=_SURROGATES),
-        min_size=min_size,
-        max_size=max_size,
+        alphabet=st.characters(exclude_categories=_SURROGATES), min_size=min_size, max_size=max_size
     )
 
 
