@@ -132,7 +132,7 @@ class ExploreMachine(WholeProtocolRules, GenerationEdgeRules):
         self.step({"op": "catalog_insert", **self._record(tool, flavor, schema, derived)})
 
     @rule(
-        replaced=st.none() | tools,
+        replaced=st.one_of(st.just(None), tools),
         tool=tools,
         flavor=flavors,
         schema=st.integers(0, 2),
@@ -241,7 +241,7 @@ class ExploreMachine(WholeProtocolRules, GenerationEdgeRules):
         self.step(request)
         return into
 
-    @rule(target=sets, retained=st.none() | sets, into=set_names, fallback=sessions)
+    @rule(target=sets, retained=st.one_of(st.just(None), sets), into=set_names, fallback=sessions)
     def route(self, retained: str | None, into: str, fallback: str) -> str:
         self.step({"op": "route", "set": retained, "into": into, "fallback_session": fallback})
         return into
