@@ -203,16 +203,7 @@ class ExploreMachine(WholeProtocolRules, GenerationEdgeRules):
             text = labels[int(digest)]
         else:
             text = digest
-        reply = self.step(
-            {
-                "op": "forge_grant",
-                "name": name,
-                "session": session,
-                "tool": tool,
-                "generation": generation,
-                "digest": text,
-            }
-        )
+        reply = self._forge(name, session, tool, generation, text)
         return name if reply["ok"] else multiple()
 
     # -- sets ------------------------------------------------------------------------------
@@ -315,13 +306,7 @@ class ExploreMachine(WholeProtocolRules, GenerationEdgeRules):
         # activate (AlreadyCore).
         self.step({"op": "rebuild", "set": name, "into": name, "progressive": True})
         if skew == "retrust":  # re-catalog the first tool with its second (mostly untrusted) flavor
-            self.step(
-                {
-                    "op": "catalog_upsert",
-                    "replaced": batch[0],
-                    **self._record(batch[0], 1, 0, False),
-                }
-            )
+            self._upsert(batch[0], 1, 0)
             self.step({"op": "rebuild", "set": name, "into": name, "progressive": True})
         if skew == "stale":  # the grants below are current, the set is not
             self.step({"op": "catalog_rebase_past", "prior": 0})
@@ -373,15 +358,6 @@ class ExploreMachine(WholeProtocolRules, GenerationEdgeRules):
             if index == target and skew == "generation":
                 generation = max(generation - 1, 0)
             who = foreign if index == target and skew == "foreign" else session
-            self.step(
-                {
-                    "op": "forge_grant",
-                    "name": grant_name,
-                    "session": who,
-                    "tool": tool,
-                    "generation": generation,
-                    "digest": digest,
-                }
-            )
+            self._forge(grant_name, who, tool, generation, digest)
             names.append(grant_name)
         return names

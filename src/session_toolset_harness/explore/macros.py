@@ -19,7 +19,7 @@ from . import pools
 from .draw import RuleBasedStateMachine, rule
 
 Reply = dict[str, Any]
-CHANGES = (
+CHANGES: tuple[str, ...] = (
     "none",
     "digest",
     "provenance",
@@ -28,10 +28,8 @@ CHANGES = (
     "trust",
     "remove",
     "core",
-    "fresh",
-    "fresh",
-    "revoke",
 )
+CHANGES += ("fresh", "fresh", "revoke")
 CARRY_CONDITIONS = ("digest", "provenance", "trust")
 """The changes that flip one condition of the rebuild's carry decision."""
 NOT_PROGRESSIVE = tuple(t for t in pools.TOOL_IDS if t != "builtin:read" and t != "builtin:bash")
@@ -59,6 +57,16 @@ class SteeringRules(RuleBasedStateMachine):
 
     def _record(self, tool: str, flavor: int, schema: int, derived: bool) -> Reply:
         raise NotImplementedError
+
+    def _upsert(self, tool: str, flavor: int, schema: int) -> None:
+        """Re-catalog ``tool`` (replacing its record) with one pooled flavor and schema."""
+        self.step(
+            {"op": "catalog_upsert", "replaced": tool, **self._record(tool, flavor, schema, False)}
+        )
+
+    def _forge(self, name: str, session: str, tool: str, generation: int, digest: str) -> Reply:
+        request = {"name": name, "session": session, "tool": tool, "generation": generation}
+        return self.step({"op": "forge_grant", **request, "digest": digest})
 
     def _current_flavor(self, tool: str) -> int | None:
         info = self.world.records.get(tool)
@@ -98,8 +106,7 @@ class SteeringRules(RuleBasedStateMachine):
         call: bool,
     ) -> None:
         """Activate ``tool`` exactly in a fresh set (progressive, or `new` with no core), change
-        one condition of the
-        rebuild's carry decision (or none), rebuild, and call the tool on the rebuilt set."""
+        one condition of the rebuild's carry decision (or none), rebuild, call the tool."""
         if change == "provenance":
             tool = _provenance_subject(tool)
         if change in CARRY_CONDITIONS:
@@ -110,9 +117,7 @@ class SteeringRules(RuleBasedStateMachine):
         flavors = pools.TOOL_BY_ID[tool].flavors
         flavor %= len(flavors)
         if self._current_flavor(tool) is None:
-            self.step(
-                {"op": "catalog_upsert", "replaced": tool, **self._record(tool, flavor, 0, False)}
-            )
+            self._upsert(tool, flavor, 0)
         if call:  # the subject set from either constructor: `new` with no core, or progressive
             self.step({"op": "set_progressive_core", "name": name, "session": session})
         else:
@@ -120,53 +125,22 @@ class SteeringRules(RuleBasedStateMachine):
         digest = self.world.record_digest(tool)
         if digest is None:
             return
-        self.step(
-            {
-                "op": "forge_grant",
-                "name": "g1",
-                "session": session,
-                "tool": tool,
-                "generation": self.world.generation(),
-                "digest": digest,
-            }
-        )
+        self._forge("g1", session, tool, self.world.generation(), digest)
         self.step({"op": "activate", "set": name, "grant": "g1"})
         current = self._current_flavor(tool)
         schema = self._schema_index(tool)
         if change == "digest" and current is not None:
-            record = self._record(tool, current, (schema + 1) % len(pools.SCHEMAS), False)
-            self.step({"op": "catalog_upsert", "replaced": tool, **record})
-        elif change == "provenance" and current is not None:
-            # Only the provenance moves: the same trust verdict, when the pool has such a flavor
-            # (else the first other provenance, which moves the trust condition too).
-            other = pools.other_provenance_same_trust(tool, current)
-            if other is None:
-                other = next(
-                    (
-                        i
-                        for i, f in enumerate(flavors)
-                        if f.provenance != flavors[current].provenance
-                    ),
-                    None,
-                )
+            self._upsert(tool, current, (schema + 1) % len(pools.SCHEMAS))
+        elif change in ("provenance", "trust") and current is not None:
+            # Only the provenance moves (the same trust verdict, when the pool has such a
+            # flavor; else the first other provenance), or only the source trust.
+            if change == "trust":
+                other = pools.same_provenance_other_trust(tool, current)
+            elif (other := pools.other_provenance_same_trust(tool, current)) is None:
+                here = flavors[current].provenance
+                other = next((i for i, f in enumerate(flavors) if f.provenance != here), None)
             if other is not None:
-                self.step(
-                    {
-                        "op": "catalog_upsert",
-                        "replaced": tool,
-                        **self._record(tool, other, schema, False),
-                    }
-                )
-        elif change == "trust" and current is not None:
-            other = pools.same_provenance_other_trust(tool, current)
-            if other is not None:
-                self.step(
-                    {
-                        "op": "catalog_upsert",
-                        "replaced": tool,
-                        **self._record(tool, other, schema, False),
-                    }
-                )
+                self._upsert(tool, other, schema)
         elif change == "remove":
             self.step({"op": "catalog_remove", "id": tool})
         elif change == "revoke":  # the activation itself goes (revoke_exact's success path)
@@ -209,7 +183,7 @@ class GenerationEdgeRules(SteeringRules):
         if op == "insert":
             self.step({"op": "catalog_insert", **self._record(tool, 0, 0, False)})
         elif op == "upsert":
-            self.step({"op": "catalog_upsert", "replaced": tool, **self._record(tool, 0, 1, False)})
+            self._upsert(tool, 0, 1)
         elif op == "remove" or (op == "remove_absent" and not present):
             self.step({"op": "catalog_remove", "id": tool})
         elif op == "remove_absent":
