@@ -83,65 +83,52 @@ def op_name(request: Request) -> str:
 
 
 # -- requests with faulty fields ---------------------------------------------------------------
-# Each op's fields in PROTOCOL.md row order, with the kind of value each holds.
-ROWS: Final[dict[str, tuple[tuple[str, str], ...]]] = {
-    "tool_id_parse": (("raw", "tool"),),
-    "tool_id": (("source", "source"),),
-    "session_id_parse": (("raw", "session"),),
-    "digest": (("schema", "any"),),
-    "catalog_insert": (
-        ("source", "source"),
-        ("provenance", "provenance"),
-        ("schema", "any"),
-        ("id", "opt_tool"),
-        ("runtime_name", "opt_str"),
-        ("summary", "opt_str"),
-        ("tags", "opt_strs"),
-    ),
-    "catalog_upsert": (
-        ("replaced", "tool_or_null"),
-        ("source", "source"),
-        ("provenance", "provenance"),
-        ("schema", "any"),
-        ("id", "opt_tool"),
-        ("runtime_name", "opt_str"),
-        ("summary", "opt_str"),
-        ("tags", "opt_strs"),
-    ),
-    "catalog_remove": (("id", "tool"),),
-    "catalog_rebase_past": (("prior", "u64"),),
-    "catalog_set_generation": (("value", "u64"),),
-    "factory_calls": (("tool", "tool"),),
-    "issue_grant": (("name", "str"), ("session", "session"), ("tool", "tool")),
-    "forge_grant": (
-        ("name", "str"),
-        ("session", "grant_session"),
-        ("tool", "tool"),
-        ("generation", "u64"),
-        ("digest", "str"),
-    ),
-    "set_new": (("name", "str"), ("session", "session"), ("core", "tools")),
-    "set_default_core": (("name", "str"), ("session", "session")),
-    "set_progressive_core": (("name", "str"), ("session", "session")),
-    "activate": (("set", "set"), ("grant", "grant")),
-    "activate_many": (("set", "set"), ("grants", "grants")),
-    "activate_user": (("set", "set"), ("tool", "tool")),
-    "activate_model": (("set", "set"), ("authority", "authority"), ("tools", "tools")),
-    "revoke": (("set", "set"), ("tool", "tool")),
-    "rebuild": (
-        ("set", "set"),
-        ("into", "str"),
-        ("progressive", "bool"),
-        ("carry_forward", "opt_bool"),
-    ),
-    "route": (("set", "set_or_null"), ("into", "str"), ("fallback_session", "session")),
-    "is_stale": (("set", "set"),),
-    "snapshot": (("set", "set"),),
-    "resolve": (("wire_name", "str"),),
-    "authorize": (("set", "set"), ("tool", "tool"), ("wire_name", "opt_str")),
-    "authorize_wire": (("set", "set"), ("wire_name", "str")),
-    "carry_forward_enabled": (("env", "str_or_null"),),
-}
+def _rows(text: str) -> dict[str, tuple[tuple[str, str], ...]]:
+    """``op field:kind ...`` a line (``field`` alone: its kind is its name; an indented line
+    continues the op above)."""
+    rows: dict[str, list[tuple[str, str]]] = {}
+    op = ""
+    for line in text.strip("\n").split("\n"):
+        words = line.split()
+        op = op if line.startswith(" ") else words.pop(0)
+        fields = [(w.partition(":")[0], w.partition(":")[2] or w) for w in words]
+        rows.setdefault(op, []).extend(fields)
+    return {op: tuple(fields) for op, fields in rows.items()}
+
+
+ROWS: Final = _rows("""
+tool_id_parse raw:tool
+tool_id source
+session_id_parse raw:session
+digest schema:any
+catalog_insert source provenance schema:any id:opt_tool
+    runtime_name:opt_str summary:opt_str tags:opt_strs
+catalog_upsert replaced:tool_or_null source provenance schema:any
+    id:opt_tool runtime_name:opt_str summary:opt_str tags:opt_strs
+catalog_remove id:tool
+catalog_rebase_past prior:u64
+catalog_set_generation value:u64
+factory_calls tool
+issue_grant name:str session tool
+forge_grant name:str session:grant_session tool generation:u64 digest:str
+set_new name:str session core:tools
+set_default_core name:str session
+set_progressive_core name:str session
+activate set grant
+activate_many set grants
+activate_user set tool
+activate_model set authority tools
+revoke set tool
+rebuild set into:str progressive:bool carry_forward:opt_bool
+route set:set_or_null into:str fallback_session:session
+is_stale set
+snapshot set
+resolve wire_name:str
+authorize set tool wire_name:opt_str
+authorize_wire set wire_name:str
+carry_forward_enabled env:str_or_null
+""")
+"""Each op's fields in PROTOCOL.md row order, with the kind of value each holds."""
 _MISSING: Final = object()
 _HOSTILE_ID: Final = "Builtin:read"
 _HOSTILE_SESSION: Final = "a\nb"
