@@ -111,10 +111,8 @@ class DigestPreflightError(Exception):
 
 
 def learn_digests(sut: Sut) -> dict[str, str]:
-    """Ask the SUT for the digest of every pooled schema: these hex strings become the oracle's
-    digest labels.  They must be pairwise distinct, or drift would be invisible to the run, and
-    each must equal the value the original implementation recorded for that schema (a three-row
-    preflight; the full digest check is the digest vectors' job)."""
+    """Ask the SUT for the digest of every pooled schema: these become the oracle's digest labels.
+    Each must equal the original implementation's value (a three-row preflight)."""
     reference = pools.reference_digests()
     labels: dict[str, str] = {}
     records: list[StepRecord] = []

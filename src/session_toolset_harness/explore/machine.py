@@ -778,18 +778,11 @@ class ExploreMachine(RuleBasedStateMachine):
     def refresh_then_activate(
         self, name: str, door: str, batch: list[str], skew: str, then: str
     ) -> Any:
-        """Rebuild a set in place (so it is fresh), activate through one of the four doors, and
-        optionally repeat the same request, revoke or call the first tool.
-
-        Random catalog churn leaves most sets stale, so without this macro the success paths
-        (and AlreadyActivated, revocation, exact-basis gate calls) would be rare.  The ``exact``
-        and ``batch`` doors forge grants exact for the set's session and the current catalog —
-        the low-level doors do not check source trust, so these reach the batch's trust
-        checks.  ``skew`` makes one forged grant (the activated one, or the batch's last)
-        carry another digest, the previous generation or another session; or repeats the first
-        tool; or makes the set stale (a rebase) before the grants are forged; or re-catalogs
-        the first tool with its second source/provenance first.
-        """
+        """Rebuild a set in place (so it is fresh), activate through one of the four doors, then
+        maybe repeat the request, revoke or call the first tool.  ``skew`` makes one forged
+        grant carry another digest, generation or session, repeats a tool, makes the set stale,
+        or re-catalogs the first tool with another flavor first: random catalog churn leaves
+        most sets stale, so without this the success paths would be rare."""
         # Progressive: a default core would hold every verified record, leaving little to
         # activate (AlreadyCore).
         self.step({"op": "rebuild", "set": name, "into": name, "progressive": True})

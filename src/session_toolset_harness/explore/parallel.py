@@ -189,12 +189,8 @@ def _watch_parent(suts: list[Sut]) -> None:
 
 
 def _worker(plan: Plan, stream: int, events: Any) -> None:
-    """A worker process: one stream; its result goes back through ``events``,
-    and its progress every `PROGRESS_SECONDS`.
-
-    SIGTERM (another worker diverged, or the run was interrupted) kills its adapter process and
-    sends back what the stream found so far; SIGINT is left to the parent (a Ctrl-C reaches
-    every process of the terminal's foreground group), which then stops the workers."""
+    """A worker process: one stream; its progress and result go back through ``events``.
+    SIGTERM kills its adapter and sends what it found so far; SIGINT is left to the parent."""
     suts: list[Sut] = []
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _watch_parent(suts)
@@ -237,10 +233,9 @@ Progress = Callable[[int], None]
 def _in_workers(
     plan: Plan, progress: Progress | None = None
 ) -> tuple[dict[int, tuple[ExploreResult, bool]], int | None]:
-    """One worker process per stream, and the signal that interrupted it, if one
-    did (every worker is then stopped, and what each found so far comes back).  At the first
-    divergence announced, every other worker still running is stopped (its coverage is lost:
-    the verdict is decided); the finder goes on to shrink."""
+    """One worker process per stream, and the signal that interrupted the run, if any (every
+    worker then stopped, and what each found so far comes back).  At the first divergence the
+    other workers are stopped; the finder goes on to shrink."""
     context = multiprocessing.get_context("spawn")
     events = context.Queue()
     workers = {

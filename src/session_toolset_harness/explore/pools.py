@@ -23,12 +23,8 @@ MAX_GENERATION: Final = 2**64 - 1
 
 @dataclass(frozen=True)
 class Flavor:
-    """One (source, provenance) pair a pooled tool can be cataloged with.
-
-    ``trust`` is SPEC.md's source-trust verdict for the pair (trusted / untrusted / mismatch);
-    ``derives`` says that the source-aware constructor yields exactly the tool's id, so the
-    request may omit ``id`` (all pooled segments are canonical, hence kept verbatim, §1.1).
-    """
+    """One (source, provenance) pair a pooled tool can be cataloged with: ``trust`` is SPEC.md's
+    verdict for it; ``derives``: the source-aware constructor yields the tool's id."""
 
     label: str
     source: Source
@@ -203,11 +199,7 @@ def schema_key(schema: Any) -> str:
 
 
 def derived_id(source: Source) -> str:
-    """The source-aware id of a pooled source (§1.1, canonical segments kept verbatim).
-
-    Only sources whose segments are canonical, within budget and free of the ``enc-``/``sha-``
-    prefixes are derivable here; anything else is outside the explorer's scope.
-    """
+    """The source-aware id of a pooled derivable source (SPEC.md 1.1, canonical segments)."""
     prefix = {
         "builtin": "builtin",
         "unknown": "unknown",

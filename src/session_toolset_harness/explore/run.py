@@ -97,18 +97,11 @@ def explore(
 ) -> ExploreResult:
     """Run the machine against ``sut``; a divergence is returned, never raised.
 
-    ``steer_declared``: steer every request off the number literals of SPEC.md 1.4's declared
-    difference (``--exclude-tag declared-difference``; `RunContext.steer_declared`).
-
-    ``watch``: called with the run's context once before the first example and after every
-    example (progress; the caller keeps the context to report a run interrupted midway).
-
-    ``window``: requests written before their replies are read (default: `default_window`).
-    With a window, a divergence surfaces only where the window is read, which shrinks badly;
-    so the failing example is replayed with a window of one step before it is shrunk.
-    ``on_divergence``: called once when the first divergence is found, before shrinking
-    (``--jobs``: the other workers are stopped then).
-    """
+    ``window``: requests written before their replies are read (default: `default_window`); the
+    failing example is replayed with a window of one before it is shrunk.  ``on_divergence``: called
+    at the first divergence, before shrinking (``--jobs`` stops the other workers).  ``watch``:
+    called with the run's context before the first example and after every example.
+    ``steer_declared``: steer requests off SPEC.md 1.4's declared difference."""
     start, cpu_start = time.perf_counter(), time.process_time()
     try:
         digests = learn_digests(sut)
@@ -153,10 +146,9 @@ def explore(
 def _run(
     ctx: RunContext, examples: int, steps: int, seed_value: int, *, replay: bool
 ) -> str | None:
-    """The examples in order until one diverges; with ``replay``, that one is then run again
-    from its seed with a window of one step (so the divergence surfaces at its own step, and
-    one that does not happen again is told apart).  An error outside the
-    comparison (an exception of an in-process implementation) is returned as text."""
+    """The examples in order until one diverges; with ``replay``, that one is run again with a
+    window of one step (a divergence that does not happen again is told apart).  An error outside
+    the comparison is returned as text."""
 
     def example(index: int) -> bool:
         try:
