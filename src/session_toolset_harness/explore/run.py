@@ -33,6 +33,11 @@ PIPELINE_WINDOW = 64
 
 PROFILE_ENV = "SESSION_TOOLSET_PROFILE"
 
+UNSHRUNK = ("timeout", "extra-reply")
+"""Adapter failures reported as found: every replay would wait a timeout out again, and a reply
+line nobody asked for shifts every later reply, which a replay one request at a time (a fresh
+process after a surplus line) shows as some other difference."""
+
 FLAKY = "Flaky"
 """The error of an example that failed once and passed when replayed: with a divergence seen,
 the implementation answered differently the second time."""
@@ -124,8 +129,7 @@ def explore(
         # It did not happen again when its example was replayed: report the first
         # divergence, as it happened.
         ctx.failure, error = _as_flaky(sut, ctx.first_failure, error), None
-    elif shrink and ctx.failure is not None and error is None and ctx.failure.kind != "timeout":
-        # (a timeout is reported as found: every replay would wait the timeout out again)
+    elif shrink and ctx.failure is not None and error is None and ctx.failure.kind not in UNSHRUNK:
         reduced = reduce(sut, ctx.failure)  # drop requests that do not matter
         ctx.failure = _literal(sut, ctx.failure) if reduced is ctx.failure else reduced
     return ExploreResult(
