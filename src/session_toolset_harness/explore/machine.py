@@ -19,9 +19,8 @@ from ..declared_difference import steer_line, steer_value
 from . import draw as st
 from . import pools
 from . import strategies as gen
-from .context import RunContext
 from .draw import Bundle, RuleBasedStateMachine, initialize, multiple, rule
-from .observe import Observer
+from .observe import Observer, RunContext
 from .protocol_rules import (
     _MISSING,
     ABSENT_ID,

@@ -23,7 +23,7 @@ from typing import Any
 from ..declared_difference import DECLARED_DIFFERENCE
 from ..interrupt import Interrupted, raising_on_signals
 from ..trace.record import TraceWriter
-from .context import RunContext
+from .observe import RunContext
 from .run import ExploreResult, explore, partial_result
 from .sut import REQUEST_TIMEOUT_SECONDS, AdapterSut, InProcessSut, RecordingSut, Sut, SutFailure
 

@@ -13,7 +13,7 @@ from typing import Any
 from session_toolset_model.world import World
 
 from ..conform.matcher import first_difference
-from .context import Divergence, StepRecord
+from .observe import OBSERVATION, Divergence, StepRecord
 from .protocol_rules import expected_reply, op_name
 from .shrink_values import shrink_values
 from .sut import Sut, SutFailure
@@ -27,8 +27,6 @@ MAX_VALUE_REPLAYS = 600
 
 def replay(sut: Sut, requests: list[Any]) -> Divergence | None:
     """Run ``requests`` after ``reset``; the first divergence (reply or observable state)."""
-    from .observe import OBSERVATION
-
     world = World()
     sut.send({"op": "reset"})
     records: list[StepRecord] = []

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from session_toolset_model.conditions import ConditionTable
 
 from . import pools
-from .context import DigestPreflightError, Divergence, DivergenceError, RunContext, learn_digests
 from .draw import example_random, run_example
 from .machine import ExploreMachine
+from .observe import DigestPreflightError, Divergence, DivergenceError, RunContext, learn_digests
 from .reduce import reduce, replay_exchange
 from .sut import InProcessSut, RecordingSut, Sut
 

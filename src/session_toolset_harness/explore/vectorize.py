@@ -17,7 +17,7 @@ from typing import Any
 
 from ..conform.jsonio import RawLine, render
 from ..conform.matcher import first_difference
-from .context import Divergence, StepRecord, digest_requests
+from .observe import Divergence, StepRecord, digest_requests
 from .pools import schema_key
 
 Reply = dict[str, Any]
