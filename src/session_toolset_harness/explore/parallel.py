@@ -80,11 +80,7 @@ class Plan:
 @dataclass
 class StreamRun:
     stream: int
-    seed: int
-    examples: int
-    steps: int
-    cpu_seconds: float
-    diverged: bool
+    result: ExploreResult
     stopped: bool
 
 
@@ -119,19 +115,6 @@ def _one_stream(
     seed = plan.stream_seed(stream)
     sut = make_sut(plan.adapter, plan.timeout)
     suts.append(sut)
-    with contextlib.ExitStack() as stack:
-        target: Sut = sut
-        if plan.record is not None:
-            out = stack.enter_context(open(plan.record, "a", encoding="utf-8"))
-            target = RecordingSut(sut, TraceWriter(out), f"seed {seed}/")
-        return _explore_stream(plan, stream, found, sut, target, watch)
-
-
-def _explore_stream(
-    plan: Plan, stream: int, found: Any, sut: Sut, target: Sut, watch: Watch | None
-) -> tuple[ExploreResult, int | None]:
-    """`_one_stream` on ``target`` (``sut`` itself, or ``sut`` recorded by ``--record``)."""
-    seed = plan.stream_seed(stream)
     live: list[RunContext] = []
     started = time.perf_counter()
 
@@ -142,17 +125,22 @@ def _explore_stream(
             watch(stream, ctx)
 
     try:
-        return explore(
-            target,
-            examples=plan.stream_examples(stream),
-            steps=plan.steps,
-            seed_value=seed,
-            shrink=plan.shrink,
-            pipeline=plan.pipeline,
-            on_divergence=None if found is None else (lambda: found.put(("found", stream))),
-            steer_declared=plan.steer_declared,
-            watch=seen,
-        ), None
+        with contextlib.ExitStack() as stack:
+            target: Sut = sut
+            if plan.record is not None:  # --record: every exchange appended to a trace log
+                out = stack.enter_context(open(plan.record, "a", encoding="utf-8"))
+                target = RecordingSut(sut, TraceWriter(out), f"seed {seed}/")
+            return explore(
+                target,
+                examples=plan.stream_examples(stream),
+                steps=plan.steps,
+                seed_value=seed,
+                shrink=plan.shrink,
+                pipeline=plan.pipeline,
+                on_divergence=None if found is None else (lambda: found.put(("found", stream))),
+                steer_declared=plan.steer_declared,
+                watch=seen,
+            ), None
     except SutFailure as err:
         failed = ExploreResult(Counter(), None, 0, 0.0, 0.0, seed, {}, f"the adapter failed: {err}")
         return failed, None
@@ -330,17 +318,7 @@ def run_plan(plan: Plan, progress: Progress | None = None) -> PlanResult:
         results, signum = _in_workers(plan, progress)
     for g in sorted(results):
         result, stopped = results[g]
-        runs.append(
-            StreamRun(
-                g,
-                result.seed,
-                result.examples,
-                result.steps,
-                result.cpu_seconds,
-                result.failure is not None,
-                stopped,
-            )
-        )
+        runs.append(StreamRun(g, result, stopped))
         total.coverage.update(result.coverage)
         total.conditions.merge(result.conditions)
         total.steps += result.steps

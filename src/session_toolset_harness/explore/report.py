@@ -145,9 +145,9 @@ def build(
         "streams": [
             {
                 "stream": r.stream,
-                "seed": r.seed,
-                "examples": r.examples,
-                "steps": r.steps,
+                "seed": r.result.seed,
+                "examples": r.result.examples,
+                "steps": r.result.steps,
                 "stopped_early": r.stopped,
             }
             for r in outcome.runs
