@@ -28,6 +28,8 @@ from .protocol_rules import (
     ESCAPING_WIRE_NAMES,
     EXTRAS,
     FAULT_VALUES,
+    HOSTILE,
+    HOSTILE_OPS,
     IDENTITY_SWEEP,
     JSON_TEXT_LINES,
     JSON_VALUES,
@@ -351,15 +353,24 @@ class ExploreMachine(RuleBasedStateMachine):
     def faulty_request(self, data: st.DataObject) -> None:
         self.faulty_fields(data)
 
-    def faulty_fields(self, data: st.DataObject) -> None:
+    @rule(data=st.data())
+    def hostile_request(self, data: st.DataObject) -> None:
+        """A request whose deciding fault is a tool id or session from the hostile pools, the
+        error SPEC.md 1.1/1.2/1.5 names for it reported by whichever op parses that field."""
+        self.faulty_fields(data, hostile=True)
+
+    def faulty_fields(self, data: st.DataObject, hostile: bool = False) -> None:
         """A request with one, two or three faulty fields: the first in row order decides.
 
-        The deciding field is drawn uniformly from the op's row and its fault uniformly from
-        the field kind's faults, so a late field (``authority``, ``provenance``, ``tags``) decides
-        as often as the first one; the other faults come after it and must not matter."""
-        op = data.draw(gen.sampled(sorted(ROWS)), label="op")
+        The deciding field is drawn uniformly from the op's row (with ``hostile``, from its
+        identity fields) and its fault uniformly from the field kind's faults, so a late field
+        decides as often as the first one; the other faults come after it and must not matter."""
+        op = data.draw(gen.sampled(HOSTILE_OPS if hostile else sorted(ROWS)), label="op")
         row = ROWS[op]
-        first = data.draw(st.integers(0, len(row) - 1), label="deciding field")
+        if hostile:
+            first = data.draw(gen.sampled([i for i, (_, k) in enumerate(row) if k in HOSTILE]))
+        else:
+            first = data.draw(st.integers(0, len(row) - 1), label="deciding field")
         later = range(first + 1, len(row))
         extra = data.draw(st.integers(0, 2), label="more faults") if later else 0
         broken = {first} | set(
@@ -370,7 +381,8 @@ class ExploreMachine(RuleBasedStateMachine):
         request: Reply = {"op": op}
         for index, (field, kind) in enumerate(row):
             if index in broken:
-                value = data.draw(FAULT_VALUES[kind], label=field)
+                faults = HOSTILE[kind] if hostile and index == first else FAULT_VALUES[kind]
+                value = data.draw(faults, label=field)
             elif kind.startswith("opt_") and data.draw(st.booleans(), label=f"omit {field}"):
                 continue
             else:

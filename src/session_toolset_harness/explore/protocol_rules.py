@@ -218,16 +218,22 @@ HOSTILE_SESSIONS: Final = st.one_of(
     [st.sampled_from(group) for group in pools.by_error(pools.SESSION_CASES).values()]
 )
 """The pools' hostile texts, drawn error class first so every expected code is about equally
-likely: a faulty identity field is one of them half the time."""
-FAULT_VALUES: Final = {kind: st.sampled_from(values) for kind, values in FAULTS.items()}
-for _kind, _hostile in (
-    ("tool", HOSTILE_IDS),
-    ("tool_or_null", HOSTILE_IDS),
-    ("tools", HOSTILE_IDS.map(lambda raw: ["builtin:read", raw])),
-    ("session", HOSTILE_SESSIONS),
-    ("grant_session", HOSTILE_SESSIONS),
-):
-    FAULT_VALUES[_kind] = st.one_of(FAULT_VALUES[_kind], _hostile)
+likely."""
+_HOSTILE_IDS_IN_LIST: Final = HOSTILE_IDS.map(lambda raw: ["builtin:read", raw])
+HOSTILE: Final = {
+    **dict.fromkeys(("tool", "tool_or_null", "opt_tool"), HOSTILE_IDS),
+    "tools": _HOSTILE_IDS_IN_LIST,
+    **dict.fromkeys(("session", "grant_session"), HOSTILE_SESSIONS),
+}
+"""Hostile values per identity field kind: a faulty identity field draws one half the time, the
+deciding field of a hostile request always."""
+HOSTILE_OPS: Final = sorted(op for op, row in ROWS.items() if any(k in HOSTILE for _, k in row))
+FAULT_VALUES: Final = {
+    kind: st.one_of(st.sampled_from(values), HOSTILE[kind])
+    if kind in HOSTILE
+    else st.sampled_from(values)
+    for kind, values in FAULTS.items()
+}
 EXTRAS: Final = st.sampled_from(
     ["none", "none", "both", "summary", "tags", "faulty summary", "faulty tags"]
 )
