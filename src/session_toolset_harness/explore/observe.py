@@ -384,9 +384,9 @@ class Observer:
             for i, e, a in zip(entry.items, entry.observed, actual, strict=True)
         ]
         # Every exchange is kept: a divergence that does not reproduce is reported as it was.
-        self.exchange += records
         bares: list[Reply] = []
-        for i, exp, seen in zip(entry.items, entry.observed, actual, strict=True):
+        for i, exp, seen, record in zip(entry.items, entry.observed, actual, records, strict=True):
+            self.exchange.append(record)  # up to the item that diverges, if one does
             bare = None if seen is None else _without_message(seen)
             if bare is not None:
                 bares.append(bare)
