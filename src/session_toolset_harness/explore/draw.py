@@ -334,9 +334,9 @@ def run_example(machine: RuleBasedStateMachine, rng: Rng, steps: int) -> int:
                 chosen = ready[rng.randint(0, len(ready) - 1)]
             try:
                 arguments = {k: s.draw(rng) for k, s in chosen.arguments.items()}
-            except Discarded:
+                result = chosen.function(machine, **arguments)
+            except Discarded:  # a draw the rule could not make, before its arguments or in its body
                 continue
-            result = chosen.function(machine, **arguments)
             ran += 1
             if chosen.target is not None:
                 values = result.values if isinstance(result, Multiple) else (result,)
