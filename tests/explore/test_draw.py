@@ -105,3 +105,20 @@ def test_a_rule_that_raises_ends_the_example_after_its_teardown() -> None:
             machine = Failing()
             run_example(machine, example_random(1, index), 30)
     assert machine.torn_down == 1
+
+
+class Discarding(Counting):
+    @rule(data=st.data())
+    def impossible(self, data: st.DataObject) -> None:
+        self.log.append("impossible")
+        data.draw(st.integers(0, 1).filter(lambda v: v > 5))  # never: the rule gives up
+
+
+def test_a_draw_a_rule_cannot_make_inside_its_body_skips_the_rule_not_the_run() -> None:
+    tried = 0
+    for index in range(20):
+        machine = Discarding()
+        run_example(machine, example_random(2, index), 12)  # nothing escapes
+        assert machine.torn_down == 1
+        tried += machine.log.count("impossible")
+    assert tried  # the rule did run, and gave up each time

@@ -10,8 +10,8 @@ import pytest
 
 from session_toolset_harness.conform.jsonio import RawLine
 from session_toolset_harness.explore import observe, pools
-from session_toolset_harness.explore.context import DivergenceError, RunContext
 from session_toolset_harness.explore.machine import ExploreMachine
+from session_toolset_harness.explore.observe import DivergenceError, RunContext
 from session_toolset_harness.explore.run import explore
 from session_toolset_harness.explore.sut import InProcessSut
 

@@ -10,7 +10,7 @@ from miniatures import mini_rebuild_ignores_trust
 from session_toolset_model.world import World
 
 from session_toolset_harness.conform.jsonio import RawLine
-from session_toolset_harness.explore.context import Divergence, StepRecord
+from session_toolset_harness.explore.observe import Divergence, StepRecord
 from session_toolset_harness.explore.protocol_rules import op_name
 from session_toolset_harness.explore.reduce import _drop, _exact_grants, replay
 from session_toolset_harness.explore.run import explore
@@ -116,7 +116,7 @@ def test_values_shrink_and_a_grant_follows_its_record() -> None:
 
 def test_a_raw_line_step_is_written_as_send_line_or_send_hex() -> None:
     from session_toolset_harness.conform.jsonio import RawLine
-    from session_toolset_harness.explore.context import StepRecord
+    from session_toolset_harness.explore.observe import StepRecord
     from session_toolset_harness.explore.vectorize import vector_steps
 
     records = [

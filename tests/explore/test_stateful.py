@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from session_toolset_model.world import World
 
-from session_toolset_harness.explore import coverage, pools
+from session_toolset_harness.explore import pools, report
 from session_toolset_harness.explore.run import explore, profile_from_env
 from session_toolset_harness.explore.sut import AdapterSut, InProcessSut, reference_adapter_argv
 
@@ -89,7 +89,5 @@ def test_the_world_computes_the_pooled_digests_the_original_recorded() -> None:
 def test_required_pairs_are_model_outcomes() -> None:
     from session_toolset_model.ops import OPS
 
-    for op, code in coverage.required_pairs():
-        assert op in coverage.PROTOCOL_ONLY or code in OPS[op].outcomes
-    for op, code in coverage.UNREACHABLE:
-        assert code in OPS[op].outcomes
+    for op, code in report.required_pairs():
+        assert op in report.PROTOCOL_ONLY or code in OPS[op].outcomes

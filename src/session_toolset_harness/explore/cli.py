@@ -1,20 +1,9 @@
 """``session-toolset explore``: model-based random testing of any PROTOCOL.md adapter.
 
-Exit status: 0 no divergence; 1 a divergence or an adapter failure mid-run (the shrunk sequence
-is printed and written as a vector file); 2 usage errors, an unwritable ``--out``/``--json``, an
-adapter that does not answer its first ``hello``, or ``--merge`` reports that repeat a shard;
-130/143 on SIGINT/SIGTERM, after the report of what ran so far (``--json``: marked incomplete).
-Never a traceback.
-
-``--jobs N`` and ``--shard K/N`` split the run into seed streams (`parallel`); ``--json``,
-``--junit`` and ``--summary`` write reports, and ``--merge`` turns several ``--json`` reports into
-one verdict and writes the same reports for the merged run (`report`).  The coverage and
-condition tables are printed with ``--verbose`` only (they are always in the JSON report):
-coverage is reported, never required.
-``--exclude-tag declared-difference`` steers every request off the number literals of SPEC.md
-1.4's declared difference (`declared_difference`), as ``conform --exclude-tag`` sets their
-vectors aside.
-"""
+Exit status: 0 no divergence; 1 a divergence or an adapter failure (the shrunk sequence is
+printed and written as a vector file); 2 usage errors, an unwritable output, an adapter that
+does not answer its first ``hello``, ``--merge`` reports that repeat a shard; 130/143 on
+SIGINT/SIGTERM after a partial report.  Never a traceback."""
 
 from __future__ import annotations
 
@@ -40,7 +29,7 @@ from ..envelope import check_writable
 from ..interrupt import raising_on_signals
 from ..progress import Progress, on_terminal
 from ..summary import GITHUB_STEP_SUMMARY, outputs, publish
-from . import coverage, report
+from . import report
 from .parallel import Plan, PlanResult, run_plan
 from .run import PROFILES
 from .sut import REQUEST_TIMEOUT_SECONDS, SutFailure
@@ -110,16 +99,10 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: the reference implementation, in-process)",
     )
     parser.add_argument(
-        "--budget",
-        choices=sorted(PROFILES),
-        default="dev",
-        help="examples x steps (default: dev)",
+        "--budget", choices=sorted(PROFILES), default="dev", help="examples x steps (default: dev)"
     )
     parser.add_argument(
-        "--profile",
-        choices=sorted(PROFILES),
-        action=_DeprecatedProfile,
-        help=argparse.SUPPRESS,
+        "--profile", choices=sorted(PROFILES), action=_DeprecatedProfile, help=argparse.SUPPRESS
     )
     parser.add_argument(
         "--examples", type=integer(1), metavar="N", help="number of examples (sequences)"
@@ -244,13 +227,13 @@ def _adapter_argv(adapter: str | None, timeout: float) -> tuple[str, ...] | None
 
 def _tables(args: argparse.Namespace, hits: Any, conditions: Any) -> None:
     if args.verbose:
-        print(coverage.table(hits))
+        print(report.coverage_table(hits))
         print(format_table(conditions))
 
 
 def coverage_line(hits: Any, conditions: Any) -> str:
     """What the walk covered: (operation, outcome) pairs and the model's condition outcomes."""
-    required = coverage.required_pairs()
+    required = report.required_pairs()
     seen = sum(1 for pair in required if hits[pair])
     covered, total, _ = conditions.summary()
     return (

@@ -1,17 +1,10 @@
-"""Seeded generators and the stateful runner explore draws its examples with.
+"""Seeded generators and the rule runner explore draws its examples with.
 
-A strategy is a function of a ``random.Random``: `integers`, `sampled_from`, `one_of`, `lists`,
-`text`, ... and ``map``/``filter``/``flatmap`` compose them, with the names (and, roughly, the
-value distributions) of Hypothesis's strategies, so the generators read like any
-property-based test.  `RuleBasedStateMachine` with `rule`, `initialize`, `Bundle` and `multiple`
-is the stateful part: `run_example` runs one example of a machine from its PRNG.  An example is
-one deterministic function of the seed, its index and the generation modules, so it is replayed
-by running its seed again; a divergence is shrunk by `reduce`, request by request.
-
-Per example, as swarm testing does, a random share of the rules is switched off; each step then
-picks one of the enabled rules that can run (its bundles non-empty) uniformly.  A draw that
-cannot be made (an empty bundle, a filter that found nothing) skips its rule; the step counts.
-"""
+A strategy draws one value from a ``random.Random``; the names follow Hypothesis's.  A machine's
+methods marked `rule` (or `initialize`) draw their arguments, Bundles hold values earlier rules
+returned.  An example is a deterministic function of the seed and its index; per example a
+random share of the rules is switched off (swarm testing), and a rule whose draw cannot be made
+is skipped."""
 
 from __future__ import annotations
 
@@ -44,35 +37,23 @@ class SearchStrategy(Generic[T]):
         self.draw = draw
 
     def map(self, f: Callable[[T], U]) -> SearchStrategy[U]:
-        draw = self.draw
-        return SearchStrategy(lambda rng: f(draw(rng)))
+        return SearchStrategy(lambda rng: f(self.draw(rng)))
 
     def filter(self, keep: Callable[[T], bool]) -> SearchStrategy[T]:
-        draw = self.draw
-
         def filtered(rng: Rng) -> T:
             for _ in range(50):
-                value = draw(rng)
-                if keep(value):
+                if keep(value := self.draw(rng)):
                     return value
             raise Discarded("a filter found nothing")
 
         return SearchStrategy(filtered)
 
     def flatmap(self, f: Callable[[T], SearchStrategy[U]]) -> SearchStrategy[U]:
-        draw = self.draw
-        return SearchStrategy(lambda rng: f(draw(rng)).draw(rng))
-
-    def __or__(self, other: SearchStrategy[U]) -> SearchStrategy[T | U]:
-        return one_of(self, other)
+        return SearchStrategy(lambda rng: f(self.draw(rng)).draw(rng))
 
 
 def just(value: T) -> SearchStrategy[T]:
     return SearchStrategy(lambda _rng: value)
-
-
-def none() -> SearchStrategy[None]:
-    return just(None)
 
 
 def booleans() -> SearchStrategy[bool]:
@@ -83,8 +64,7 @@ def sampled_from(elements: Iterable[T]) -> SearchStrategy[T]:
     values = tuple(elements)
     if not values:
         raise ValueError("sampled_from of nothing")
-    last = len(values) - 1
-    return SearchStrategy(lambda rng: values[rng.randint(0, last)])
+    return SearchStrategy(lambda rng: values[rng.randint(0, len(values) - 1)])
 
 
 def integers(min_value: int, max_value: int) -> SearchStrategy[int]:
@@ -110,24 +90,15 @@ def tuples(*parts: SearchStrategy[Any]) -> SearchStrategy[tuple[Any, ...]]:
     return SearchStrategy(lambda rng: tuple(p.draw(rng) for p in parts))
 
 
-def builds(
-    target: Callable[..., T], *args: SearchStrategy[Any], **kwargs: SearchStrategy[Any]
-) -> SearchStrategy[T]:
-    return SearchStrategy(
-        lambda rng: target(
-            *(a.draw(rng) for a in args), **{k: v.draw(rng) for k, v in kwargs.items()}
-        )
-    )
+def builds(target: Callable[..., T], *args: SearchStrategy[Any]) -> SearchStrategy[T]:
+    return SearchStrategy(lambda rng: target(*(a.draw(rng) for a in args)))
 
 
 def one_of(*branches: Any) -> SearchStrategy[Any]:
     """A branch chosen uniformly (``one_of([a, b])`` or ``one_of(a, b)``); a branch that cannot
     draw now (an empty bundle) gives way to another."""
-    options: tuple[SearchStrategy[Any], ...] = tuple(
-        branches[0]
-        if len(branches) == 1 and not isinstance(branches[0], SearchStrategy)
-        else branches
-    )
+    single = len(branches) == 1 and not isinstance(branches[0], SearchStrategy)
+    options: tuple[SearchStrategy[Any], ...] = tuple(branches[0] if single else branches)
     last = len(options) - 1
 
     def draw(rng: Rng) -> Any:
@@ -137,20 +108,11 @@ def one_of(*branches: Any) -> SearchStrategy[Any]:
         except Discarded:
             for i in rng.sample(range(last + 1), last + 1):
                 if i != first:
-                    try:
+                    with suppress(Discarded):
                         return options[i].draw(rng)
-                    except Discarded:
-                        continue
             raise
 
     return SearchStrategy(draw)
-
-
-def _size(rng: Rng, min_size: int, max_size: int | None) -> int:
-    top = min_size + 8 if max_size is None else max_size
-    if top > min_size + 8 and rng.random() < 0.8:  # mostly short, sometimes up to the bound
-        top = min_size + 8
-    return rng.randint(min_size, top)
 
 
 def lists(
@@ -160,7 +122,10 @@ def lists(
     unique: bool = False,
 ) -> SearchStrategy[list[T]]:
     def draw(rng: Rng) -> list[T]:
-        size = _size(rng, min_size, max_size)
+        top = min_size + 8 if max_size is None else max_size
+        if top > min_size + 8 and rng.random() < 0.8:  # mostly short, sometimes up to the bound
+            top = min_size + 8
+        size = rng.randint(min_size, top)
         out: list[T] = []
         for _ in range(size * 3 if unique else size):
             if len(out) == size:
@@ -178,13 +143,6 @@ def lists(
         return out
 
     return SearchStrategy(draw)
-
-
-def dictionaries(
-    keys: SearchStrategy[T], values: SearchStrategy[U], max_size: int | None = None
-) -> SearchStrategy[dict[T, U]]:
-    pairs = lists(tuples(keys, values), max_size=max_size)
-    return pairs.map(dict)
 
 
 _PLANES = ((0x20, 0x7E), (0, 0x1F), (0x7F, 0x24F), (0x250, 0xFFFF), (0x10000, 0x10FFFF))
@@ -205,16 +163,15 @@ def characters(
         for _ in range(50):
             low, high = rng.choices(_PLANES, _PLANE_WEIGHTS)[0]
             char = chr(rng.randint(low, high))
-            if char in exclude_characters or unicodedata.category(char) in excluded:
-                continue
-            return char
+            if char not in exclude_characters and unicodedata.category(char) not in excluded:
+                return char
         raise Discarded("no character")
 
     return SearchStrategy(draw)
 
 
 def text(
-    alphabet: SearchStrategy[str] | str | Sequence[str] | None = None,
+    alphabet: SearchStrategy[str] | str | None = None,
     min_size: int = 0,
     max_size: int | None = None,
 ) -> SearchStrategy[str]:
@@ -231,13 +188,12 @@ _NASTY_FLOATS = (
 )  # fmt: skip
 
 
-def floats(*, allow_nan: bool = True, allow_infinity: bool = True) -> SearchStrategy[float]:
-    specials = [*_NASTY_FLOATS, *([math.nan] if allow_nan else [])]
-    specials += [math.inf, -math.inf] if allow_infinity else []
+def floats() -> SearchStrategy[float]:
+    """Finite doubles: a nasty value, a small integer, or any exponent."""
 
     def draw(rng: Rng) -> float:
         if rng.random() < 0.3:
-            return specials[rng.randint(0, len(specials) - 1)]
+            return _NASTY_FLOATS[rng.randint(0, len(_NASTY_FLOATS) - 1)]
         if rng.random() < 0.3:
             return float(rng.randint(-(2**20), 2**20))
         value = math.ldexp(rng.random(), rng.randint(-1074, 1023))
@@ -249,11 +205,11 @@ def floats(*, allow_nan: bool = True, allow_infinity: bool = True) -> SearchStra
 def recursive(
     base: SearchStrategy[Any],
     extend: Callable[[SearchStrategy[Any]], SearchStrategy[Any]],
-    max_leaves: int = 100,
+    depth: int,
 ) -> SearchStrategy[Any]:
-    """Nested up to a few levels: a leaf half the time at each level."""
+    """Nested up to ``depth`` levels: a leaf half the time at each level."""
     strategy = base
-    for _ in range(max(2, min(4, max_leaves.bit_length() - 1))):
+    for _ in range(depth):
         strategy = one_of(base, extend(strategy))
     return strategy
 
@@ -317,29 +273,23 @@ def multiple(*values: Any) -> Multiple:
     return Multiple(values)
 
 
-def _rule_decorator(
-    target: Bundle | None, arguments: dict[str, SearchStrategy[Any]], init: bool
-) -> Callable[[Callable[..., T]], Callable[..., T]]:
-    def mark(function: Callable[..., T]) -> Callable[..., T]:
-        function._explore_rule = Rule(function, arguments, target, init)  # type: ignore[attr-defined]
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def rule(
+    *, target: Bundle | None = None, _init: bool = False, **arguments: SearchStrategy[Any]
+) -> Callable[[F], F]:
+    def mark(function: F) -> F:
+        function._explore_rule = Rule(function, arguments, target, _init)  # type: ignore[attr-defined]
         return function
 
     return mark
 
 
-def rule(
-    *, target: Bundle | None = None, **arguments: SearchStrategy[Any]
-) -> Callable[[Callable[..., T]], Callable[..., T]]:
-    return _rule_decorator(target, arguments, False)
-
-
 def initialize(
     *, target: Bundle | None = None, **arguments: SearchStrategy[Any]
-) -> Callable[[Callable[..., T]], Callable[..., T]]:
-    return _rule_decorator(target, arguments, True)
-
-
-_RULES: dict[type, tuple[list[Rule], list[Rule]]] = {}
+) -> Callable[[F], F]:
+    return rule(target=target, _init=True, **arguments)
 
 
 class RuleBasedStateMachine:
@@ -351,25 +301,16 @@ class RuleBasedStateMachine:
     @classmethod
     def rules(cls) -> tuple[list[Rule], list[Rule]]:
         """(initialize rules, rules)."""
-        cached = _RULES.get(cls)
-        if cached is None:
-            found: dict[str, Rule] = {}
-            for klass in reversed(cls.__mro__):
-                for name, value in vars(klass).items():
-                    marked = getattr(value, "_explore_rule", None)
-                    if isinstance(marked, Rule):
-                        found[name] = marked
-            every = list(found.values())
-            cached = ([r for r in every if r.initialize], [r for r in every if not r.initialize])
-            _RULES[cls] = cached
-        return cached
+        found: dict[str, Rule] = {}
+        for klass in reversed(cls.__mro__):
+            for name, value in vars(klass).items():
+                if isinstance(marked := getattr(value, "_explore_rule", None), Rule):
+                    found[name] = marked
+        every = list(found.values())
+        return [r for r in every if r.initialize], [r for r in every if not r.initialize]
 
     def teardown(self) -> None:
         pass
-
-    def _keep(self, target: Bundle, result: Any) -> None:
-        values = result.values if isinstance(result, Multiple) else (result,)
-        self.bundles.setdefault(target.name, []).extend(values)
 
 
 def run_example(machine: RuleBasedStateMachine, rng: Rng, steps: int) -> int:
@@ -393,27 +334,23 @@ def run_example(machine: RuleBasedStateMachine, rng: Rng, steps: int) -> int:
                 chosen = ready[rng.randint(0, len(ready) - 1)]
             try:
                 arguments = {k: s.draw(rng) for k, s in chosen.arguments.items()}
-            except Discarded:
+                result = chosen.function(machine, **arguments)
+            except Discarded:  # a draw the rule could not make, before its arguments or in its body
                 continue
-            result = chosen.function(machine, **arguments)
             ran += 1
             if chosen.target is not None:
-                machine._keep(chosen.target, result)
+                values = result.values if isinstance(result, Multiple) else (result,)
+                machine.bundles.setdefault(chosen.target.name, []).extend(values)
     except Interrupted:
-        _MACHINE.pop()
         raise  # SIGINT/SIGTERM: stop now; a teardown would wait for the replies still owed
     except BaseException:
-        _MACHINE.pop()
-        _teardown_quietly(machine)
+        with suppress(Exception):  # the rule's exception is the example's outcome
+            machine.teardown()
         raise
-    _MACHINE.pop()
+    finally:
+        _MACHINE.pop()
     machine.teardown()
     return ran
-
-
-def _teardown_quietly(machine: RuleBasedStateMachine) -> None:
-    with suppress(Exception):  # the rule's exception is the example's outcome
-        machine.teardown()
 
 
 def example_random(seed_value: int, index: int) -> Rng:
@@ -428,8 +365,6 @@ def samples(strategy: SearchStrategy[T], count: int, seed_value: int = 0) -> lis
     rng = random.Random(f"session-toolset samples {seed_value}")
     out: list[T] = []
     for _ in range(count):
-        try:
+        with suppress(Discarded):
             out.append(strategy.draw(rng))
-        except Discarded:
-            continue
     return out

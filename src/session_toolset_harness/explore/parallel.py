@@ -1,17 +1,9 @@
 """``--jobs N`` and ``--shard K/N``: one exploration split into seed streams.
 
-A run is ``T`` streams (``T = jobs x shards``).  Stream ``g`` (0-based; shard ``K`` of ``N`` with
-``M`` jobs owns streams ``(K-1)*M`` to ``K*M-1``) runs seed ``seed + g`` with its share
-of the examples (``examples // T``, the first ``examples % T`` streams one more).  With one stream
-this is exactly the single-process run.  So a run is reproducible from ``--seed``, ``--jobs`` and
-``--shard``, and the shards of a CI matrix together run what ``--jobs T`` runs.
-
-With ``--jobs`` above 1 every stream is a worker process (``spawn``: a fresh interpreter that
-shares no state with the parent) with its own system under test (its own adapter child process,
-or its own in-process reference).  Coverage tables are summed.  The first worker to find a
-divergence announces it; the others are stopped at once (their adapter processes killed), while
-the finder shrinks it; when several diverge, the lowest stream wins.
-"""
+A run is ``T = jobs x shards`` streams; stream ``g`` runs seed ``seed + g`` with its share of the
+examples, so a run is reproducible from ``--seed``, ``--jobs`` and ``--shard`` and the shards of a
+CI matrix together run what ``--jobs T`` runs.  With ``--jobs`` above 1 each stream is a spawned
+worker with its own system under test; the first to diverge stops the others and shrinks."""
 
 from __future__ import annotations
 
@@ -31,7 +23,7 @@ from typing import Any
 from ..declared_difference import DECLARED_DIFFERENCE
 from ..interrupt import Interrupted, raising_on_signals
 from ..trace.record import TraceWriter
-from .context import RunContext
+from .observe import RunContext
 from .run import ExploreResult, explore, partial_result
 from .sut import REQUEST_TIMEOUT_SECONDS, AdapterSut, InProcessSut, RecordingSut, Sut, SutFailure
 
@@ -88,11 +80,7 @@ class Plan:
 @dataclass
 class StreamRun:
     stream: int
-    seed: int
-    examples: int
-    steps: int
-    cpu_seconds: float
-    diverged: bool
+    result: ExploreResult
     stopped: bool
 
 
@@ -127,24 +115,6 @@ def _one_stream(
     seed = plan.stream_seed(stream)
     sut = make_sut(plan.adapter, plan.timeout)
     suts.append(sut)
-    with contextlib.ExitStack() as stack:
-        target: Sut = sut
-        if plan.record is not None:
-            out = stack.enter_context(open(plan.record, "a", encoding="utf-8"))
-            target = RecordingSut(sut, TraceWriter(out), f"seed {seed}/")
-        return _explore_stream(plan, stream, found, sut, target, watch)
-
-
-def _explore_stream(
-    plan: Plan,
-    stream: int,
-    found: Any,
-    sut: Sut,
-    target: Sut,
-    watch: Watch | None,
-) -> tuple[ExploreResult, int | None]:
-    """`_one_stream` on ``target`` (``sut`` itself, or ``sut`` recorded by ``--record``)."""
-    seed = plan.stream_seed(stream)
     live: list[RunContext] = []
     started = time.perf_counter()
 
@@ -155,17 +125,22 @@ def _explore_stream(
             watch(stream, ctx)
 
     try:
-        return explore(
-            target,
-            examples=plan.stream_examples(stream),
-            steps=plan.steps,
-            seed_value=seed,
-            shrink=plan.shrink,
-            pipeline=plan.pipeline,
-            on_divergence=None if found is None else (lambda: found.put(("found", stream))),
-            steer_declared=plan.steer_declared,
-            watch=seen,
-        ), None
+        with contextlib.ExitStack() as stack:
+            target: Sut = sut
+            if plan.record is not None:  # --record: every exchange appended to a trace log
+                out = stack.enter_context(open(plan.record, "a", encoding="utf-8"))
+                target = RecordingSut(sut, TraceWriter(out), f"seed {seed}/")
+            return explore(
+                target,
+                examples=plan.stream_examples(stream),
+                steps=plan.steps,
+                seed_value=seed,
+                shrink=plan.shrink,
+                pipeline=plan.pipeline,
+                on_divergence=None if found is None else (lambda: found.put(("found", stream))),
+                steer_declared=plan.steer_declared,
+                watch=seen,
+            ), None
     except SutFailure as err:
         failed = ExploreResult(Counter(), None, 0, 0.0, 0.0, seed, {}, f"the adapter failed: {err}")
         return failed, None
@@ -202,12 +177,8 @@ def _watch_parent(suts: list[Sut]) -> None:
 
 
 def _worker(plan: Plan, stream: int, events: Any) -> None:
-    """A worker process: one stream; its result goes back through ``events``,
-    and its progress every `PROGRESS_SECONDS`.
-
-    SIGTERM (another worker diverged, or the run was interrupted) kills its adapter process and
-    sends back what the stream found so far; SIGINT is left to the parent (a Ctrl-C reaches
-    every process of the terminal's foreground group), which then stops the workers."""
+    """A worker process: one stream; its progress and result go back through ``events``.
+    SIGTERM kills its adapter and sends what it found so far; SIGINT is left to the parent."""
     suts: list[Sut] = []
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _watch_parent(suts)
@@ -250,10 +221,9 @@ Progress = Callable[[int], None]
 def _in_workers(
     plan: Plan, progress: Progress | None = None
 ) -> tuple[dict[int, tuple[ExploreResult, bool]], int | None]:
-    """One worker process per stream, and the signal that interrupted it, if one
-    did (every worker is then stopped, and what each found so far comes back).  At the first
-    divergence announced, every other worker still running is stopped (its coverage is lost:
-    the verdict is decided); the finder goes on to shrink."""
+    """One worker process per stream, and the signal that interrupted the run, if any (every
+    worker then stopped, and what each found so far comes back).  At the first divergence the
+    other workers are stopped; the finder goes on to shrink."""
     context = multiprocessing.get_context("spawn")
     events = context.Queue()
     workers = {
@@ -348,17 +318,7 @@ def run_plan(plan: Plan, progress: Progress | None = None) -> PlanResult:
         results, signum = _in_workers(plan, progress)
     for g in sorted(results):
         result, stopped = results[g]
-        runs.append(
-            StreamRun(
-                g,
-                result.seed,
-                result.examples,
-                result.steps,
-                result.cpu_seconds,
-                result.failure is not None,
-                stopped,
-            )
-        )
+        runs.append(StreamRun(g, result, stopped))
         total.coverage.update(result.coverage)
         total.conditions.merge(result.conditions)
         total.steps += result.steps

@@ -23,12 +23,8 @@ MAX_GENERATION: Final = 2**64 - 1
 
 @dataclass(frozen=True)
 class Flavor:
-    """One (source, provenance) pair a pooled tool can be cataloged with.
-
-    ``trust`` is SPEC.md's source-trust verdict for the pair (trusted / untrusted / mismatch);
-    ``derives`` says that the source-aware constructor yields exactly the tool's id, so the
-    request may omit ``id`` (all pooled segments are canonical, hence kept verbatim, §1.1).
-    """
+    """One (source, provenance) pair a pooled tool can be cataloged with: ``trust`` is SPEC.md's
+    verdict for it; ``derives``: the source-aware constructor yields the tool's id."""
 
     label: str
     source: Source
@@ -43,137 +39,45 @@ class PoolTool:
     flavors: tuple[Flavor, ...]
 
 
-def _f(label: str, src: Source, prov: Provenance, trust: str, derives: bool) -> Flavor:
-    return Flavor(label, src, prov, trust, derives)
+_FLAVORS: Final = """
+builtin:read trusted builtin//read builtin_runtime/ trusted derives
+builtin:read imposter mcp/srv/read mcp_config/srv trusted -
+builtin:read unverified builtin//read unverified/ untrusted derives
+builtin:read unknown_source unknown//read builtin_runtime/ untrusted -
+builtin:bash trusted builtin//bash builtin_runtime/ trusted derives
+builtin:bash mismatch builtin//bash extension_manifest/acme mismatch derives
+builtin:bash unknown_source unknown//bash builtin_runtime/ untrusted -
+ext.acme:lint trusted extension/acme/lint extension_manifest/acme trusted derives
+ext.acme:lint mismatch extension/acme/lint extension_manifest/other mismatch derives
+ext.acme:lint imposter plugin/pk/lint plugin_config/pk trusted -
+ext.acme:lint foreign_source extension/zzz/lint extension_manifest/acme mismatch -
+mcp.srv:query trusted mcp/srv/query mcp_config/srv trusted derives
+mcp.srv:query unknown_source unknown//query mcp_config/srv untrusted -
+mcp.srv:query unverified mcp/srv/query unverified/ untrusted derives
+plugin.pk:fmt trusted plugin/pk/fmt plugin_config/pk trusted derives
+plugin.pk:fmt mismatch plugin/pk/fmt plugin_config/zz mismatch derives
+plugin.pk:fmt foreign_kind mcp/pk/fmt plugin_config/pk mismatch -
+unknown:mystery unknown_builtin_prov unknown//mystery builtin_runtime/ untrusted derives
+unknown:mystery unverified unknown//mystery unverified/ untrusted derives
+unknown:mystery builtin_source builtin//mystery builtin_runtime/ trusted -
+"""
+"""One flavor a line: tool, label, source ``kind/owner/name``, provenance ``kind/owner``, trust,
+whether the source derives the id.  builtin:read and builtin:bash are in the progressive core
+list; unknown:mystery has an unknown source: never trusted, yet default core unless
+unverified."""
 
 
-_BUILTIN = Provenance("builtin_runtime")
-_UNVERIFIED = Provenance("unverified")
+def _tools() -> tuple[PoolTool, ...]:
+    flavors: dict[str, list[Flavor]] = {}
+    for line in _FLAVORS.split("\n")[1:-1]:
+        tool, label, source, provenance, trust, derives = line.split()
+        prov = Provenance(*provenance.split("/"))
+        flavor = Flavor(label, Source(*source.split("/")), prov, trust, derives == "derives")
+        flavors.setdefault(tool, []).append(flavor)
+    return tuple(PoolTool(tool, tuple(fs)) for tool, fs in flavors.items())
 
-TOOLS: Final[tuple[PoolTool, ...]] = (
-    PoolTool(
-        "builtin:read",  # in the progressive core list
-        (
-            _f("trusted", Source("builtin", name="read"), _BUILTIN, "trusted", True),
-            _f(
-                "imposter",
-                Source("mcp", "srv", "read"),
-                Provenance("mcp_config", "srv"),
-                "trusted",
-                False,
-            ),
-            _f("unverified", Source("builtin", name="read"), _UNVERIFIED, "untrusted", True),
-            _f("unknown_source", Source("unknown", name="read"), _BUILTIN, "untrusted", False),
-        ),
-    ),
-    PoolTool(
-        "builtin:bash",  # in the progressive core list
-        (
-            _f("trusted", Source("builtin", name="bash"), _BUILTIN, "trusted", True),
-            _f(
-                "mismatch",
-                Source("builtin", name="bash"),
-                Provenance("extension_manifest", "acme"),
-                "mismatch",
-                True,
-            ),
-            _f("unknown_source", Source("unknown", name="bash"), _BUILTIN, "untrusted", False),
-        ),
-    ),
-    PoolTool(
-        "ext.acme:lint",
-        (
-            _f(
-                "trusted",
-                Source("extension", "acme", "lint"),
-                Provenance("extension_manifest", "acme"),
-                "trusted",
-                True,
-            ),
-            _f(
-                "mismatch",
-                Source("extension", "acme", "lint"),
-                Provenance("extension_manifest", "other"),
-                "mismatch",
-                True,
-            ),
-            _f(
-                "imposter",
-                Source("plugin", "pk", "lint"),
-                Provenance("plugin_config", "pk"),
-                "trusted",
-                False,
-            ),
-            _f(
-                "foreign_source",
-                Source("extension", "zzz", "lint"),
-                Provenance("extension_manifest", "acme"),
-                "mismatch",
-                False,
-            ),
-        ),
-    ),
-    PoolTool(
-        "mcp.srv:query",
-        (
-            _f(
-                "trusted",
-                Source("mcp", "srv", "query"),
-                Provenance("mcp_config", "srv"),
-                "trusted",
-                True,
-            ),
-            _f(
-                "unknown_source",
-                Source("unknown", name="query"),
-                Provenance("mcp_config", "srv"),
-                "untrusted",
-                False,
-            ),
-            _f("unverified", Source("mcp", "srv", "query"), _UNVERIFIED, "untrusted", True),
-        ),
-    ),
-    PoolTool(
-        "plugin.pk:fmt",
-        (
-            _f(
-                "trusted",
-                Source("plugin", "pk", "fmt"),
-                Provenance("plugin_config", "pk"),
-                "trusted",
-                True,
-            ),
-            _f(
-                "mismatch",
-                Source("plugin", "pk", "fmt"),
-                Provenance("plugin_config", "zz"),
-                "mismatch",
-                True,
-            ),
-            _f(
-                "foreign_kind",
-                Source("mcp", "pk", "fmt"),
-                Provenance("plugin_config", "pk"),
-                "mismatch",
-                False,
-            ),
-        ),
-    ),
-    PoolTool(
-        "unknown:mystery",  # unknown source: never trusted, yet default core unless unverified
-        (
-            _f(
-                "unknown_builtin_prov",
-                Source("unknown", name="mystery"),
-                _BUILTIN,
-                "untrusted",
-                True,
-            ),
-            _f("unverified", Source("unknown", name="mystery"), _UNVERIFIED, "untrusted", True),
-            _f("builtin_source", Source("builtin", name="mystery"), _BUILTIN, "trusted", False),
-        ),
-    ),
-)
+
+TOOLS: Final = _tools()
 TOOL_IDS: Final = tuple(t.id for t in TOOLS)
 """Every tool also has two flavors with the same provenance and different source trust (the
 only change the rebuild's carry condition and the gate's trust step see on their own)."""
@@ -205,17 +109,6 @@ def reference_digests() -> dict[str, str]:
     by_text = {row["schema_json"]: row["digest"] for row in data["rows"]}
     return {schema_key(json.loads(text)): by_text[text] for text in SCHEMA_TEXTS}
 
-
-UNMATCHED_WIRE_NAMES: Final[dict[str, str]] = {
-    "no_such_tool": "no_such_tool",
-    "x" * 300: "x" * 128,
-    "é" * 100: "é" * 64,
-    "a" + "é" * 100: "a" + "é" * 63,
-}
-"""Wire names no pooled tool's alias or runtime name can match (pooled records keep their id as
-runtime name, and every id has a `:`), with the bounded echo SPEC.md §4 gives them in
-`ToolAuthorizationError.UnknownTool`: the longest prefix of at most 128 bytes on a character
-boundary."""
 
 BOGUS_DIGESTS: Final = ("0" * 64, "not-a-digest")
 """Forged grant digests that match no schema (`forge_grant` takes any string, PROTOCOL.md)."""
@@ -305,17 +198,8 @@ def schema_key(schema: Any) -> str:
     return json.dumps(schema, sort_keys=True, separators=(",", ":"))
 
 
-def source_reply(source: Source) -> dict[str, str]:
-    """A SOURCE as replies carry it: a builtin source stores no name (PROTOCOL.md, Values)."""
-    return {"kind": "builtin"} if source.kind == "builtin" else source.to_json()
-
-
 def derived_id(source: Source) -> str:
-    """The source-aware id of a pooled source (§1.1, canonical segments kept verbatim).
-
-    Only sources whose segments are canonical, within budget and free of the ``enc-``/``sha-``
-    prefixes are derivable here; anything else is outside the explorer's scope.
-    """
+    """The source-aware id of a pooled derivable source (SPEC.md 1.1, canonical segments)."""
     prefix = {
         "builtin": "builtin",
         "unknown": "unknown",

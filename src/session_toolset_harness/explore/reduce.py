@@ -1,17 +1,9 @@
 """Shrinking a person can read: drop the requests that do not influence the divergence, then
-simplify the values of those left.
+simplify the values of those left (`shrink_values`), then drop again.
 
-A failing example's rules send many requests (a macro rule several), most of which may not
-matter.  `reduce` replays the request sequence from ``reset``
-against the system under test and a fresh expected world, and greedily removes chunks of
-requests (halves, then quarters, ... then single requests) for as long as the remaining sequence
-still diverges at the same operation (an exact grant's generation follows the catalog
-mutations left before it: `_regranted`).  Then `shrink_values` simplifies each request's values
-(shorter names, fewer members and elements, smaller numbers and schemas) under the same test,
-and chunk removal runs once more (a simpler value can make another request unnecessary).  The
-result is a sequence where every request is needed and no value tried simpler kept the
-divergence.
-"""
+Requests are replayed from ``reset`` against the system under test and a fresh expected world,
+removing chunks (halves, quarters, ... single requests) while the sequence still diverges at the
+same operation; an exact grant's generation follows the catalog mutations left before it."""
 
 from __future__ import annotations
 
@@ -21,7 +13,7 @@ from typing import Any
 from session_toolset_model.world import World
 
 from ..conform.matcher import first_difference
-from .context import Divergence, StepRecord
+from .observe import OBSERVATION, Divergence, StepRecord
 from .protocol_rules import expected_reply, op_name
 from .shrink_values import shrink_values
 from .sut import Sut, SutFailure
@@ -35,8 +27,6 @@ MAX_VALUE_REPLAYS = 600
 
 def replay(sut: Sut, requests: list[Any]) -> Divergence | None:
     """Run ``requests`` after ``reset``; the first divergence (reply or observable state)."""
-    from .observe import OBSERVATION
-
     world = World()
     sut.send({"op": "reset"})
     records: list[StepRecord] = []
@@ -154,9 +144,7 @@ def _regranted(requests: list[Any], exact: set[int]) -> list[Any]:
 
 
 def _drop(
-    best: Divergence,
-    still: Callable[[list[Any]], Divergence | None],
-    budget: Callable[[], bool],
+    best: Divergence, still: Callable[[list[Any]], Divergence | None], budget: Callable[[], bool]
 ) -> Divergence:
     """Chunk removal: halves, quarters, ... single requests; the diverging request stays."""
     requests = [r.request for r in best.steps]

@@ -1,18 +1,9 @@
-"""The ``--json`` report of one exploration (one machine, one shard) and ``--merge`` of several,
-and the ``--junit`` and ``--summary`` renderings of a report (`junit`, `markdown`), single or
-merged (`Merged.to_json` is a report of the same format, shard 1/1).
+"""The ``--json`` report of one exploration, ``--merge`` of several, and the ``--junit`` and
+``--summary`` renderings of a report, single or merged.
 
-A report carries the plan (seed, jobs, shard, budget), the coverage table, the
-condition table (per decision of the model: the condition outcomes seen with their counts, and
-the operand vectors of a conjunction or disjunction, from which MC/DC's "decides alone" is
-resolved), the verdict and, on a divergence, its reason, whether it reproduced on replay
-(``flaky``: what replaying gave, else null) and the vector file written.  Merging
-sums the coverage tables, unions the condition tables (so an outcome decided by two
-evaluations that two shards saw counts, exactly as `--jobs` merges its workers), checks that the
-shards of one plan are all there (a merge missing one is incomplete) and gives one verdict: any
-divergence or error fails.  A shard given twice is refused before merging (`shard_of`).
-Coverage is reported, not judged: the corpus's fixed vectors are what must cover.
-"""
+A report carries the plan, the coverage and condition tables, the verdict and the divergence.
+Merging sums coverage, unions the condition tables, checks that every shard of a plan is there
+and gives one verdict: any divergence, error or missing shard fails."""
 
 from __future__ import annotations
 
@@ -22,9 +13,12 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from session_toolset_model.conditions import OUTCOMES, ConditionTable
+from session_toolset_model.ops import OPS, outcomes_for
+from session_toolset_model.profiles import DEFAULT
+from session_toolset_model.reachability import UNREACHABLE
 
 from ..conform.junit import display_path, xml_safe
 from ..envelope import envelope
@@ -38,6 +32,42 @@ FORMAT_VERSION = 4
 ``swept_examples`` and the ``coverage`` verdict gone), ``counts.examples`` the examples run;
 3: the common envelope (`envelope`); 2 added the condition table."""
 VERDICTS = ("pass", "divergence", "error", "incomplete")
+
+
+PROTOCOL_ONLY: Final[dict[str, tuple[str, ...]]] = {
+    "forge_grant": ("ok",),
+    "catalog_set_generation": ("ok",),
+    "authorize_wire": ("ToolAuthorizationError.UnknownTool", "ok"),
+    **dict.fromkeys(("hello", "tool_id_parse", "tool_id", "session_id_parse"), ("ok",)),
+    "digest": ("ok", "Protocol"),
+    "carry_forward_enabled": ("ok",),
+    "resolve": ("ok", "ToolAuthorizationError.UnknownTool"),
+    "factory_calls": ("ok",),
+    "send_line": ("ok", "Protocol"),
+}
+"""Ops and outcomes outside the model's table that the coverage line counts (identity ops,
+digests, resolution, raw lines)."""
+
+
+def required_pairs() -> list[tuple[str, str]]:
+    """The (operation, outcome) pairs the coverage line counts: the model's reachable pairs
+    (`session_toolset_model.reachability`) and the protocol-only ones."""
+    pairs = [
+        (name, code)
+        for name, op in OPS.items()
+        for code in outcomes_for(op, DEFAULT)
+        if (name, code) not in UNREACHABLE
+    ]
+    return sorted(pairs + [(op, code) for op, codes in PROTOCOL_ONLY.items() for code in codes])
+
+
+def coverage_table(hits: Counter[tuple[str, str]]) -> str:
+    """Hits per (operation, outcome): every counted pair (zeros shown) and everything seen."""
+    rows = sorted(set(required_pairs()) | set(hits))
+    width = max((len(op) for op, _ in rows), default=10)
+    lines = [f"{'operation':<{width}}  {'hits':>7}  outcome"]
+    lines += [f"{op:<{width}}  {hits[(op, code)]:>7}  {code}" for op, code in rows]
+    return "\n".join(lines)
 
 
 class ReportError(ValueError):
@@ -115,9 +145,9 @@ def build(
         "streams": [
             {
                 "stream": r.stream,
-                "seed": r.seed,
-                "examples": r.examples,
-                "steps": r.steps,
+                "seed": r.result.seed,
+                "examples": r.result.examples,
+                "steps": r.result.steps,
                 "stopped_early": r.stopped,
             }
             for r in outcome.runs

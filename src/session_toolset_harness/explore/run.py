@@ -22,15 +22,9 @@ from dataclasses import dataclass, field
 from session_toolset_model.conditions import ConditionTable
 
 from . import pools
-from .context import (
-    DigestPreflightError,
-    Divergence,
-    DivergenceError,
-    RunContext,
-    learn_digests,
-)
 from .draw import example_random, run_example
 from .machine import ExploreMachine
+from .observe import DigestPreflightError, Divergence, DivergenceError, RunContext, learn_digests
 from .reduce import reduce, replay_exchange
 from .sut import InProcessSut, RecordingSut, Sut
 
@@ -38,6 +32,11 @@ PIPELINE_WINDOW = 64
 """Requests an external adapter may have outstanding before the explorer reads its replies."""
 
 PROFILE_ENV = "SESSION_TOOLSET_PROFILE"
+
+UNSHRUNK = ("timeout", "extra-reply")
+"""Adapter failures reported as found: every replay would wait a timeout out again, and a reply
+line nobody asked for shifts every later reply, which a replay one request at a time (a fresh
+process after a surplus line) shows as some other difference."""
 
 FLAKY = "Flaky"
 """The error of an example that failed once and passed when replayed: with a divergence seen,
@@ -103,18 +102,11 @@ def explore(
 ) -> ExploreResult:
     """Run the machine against ``sut``; a divergence is returned, never raised.
 
-    ``steer_declared``: steer every request off the number literals of SPEC.md 1.4's declared
-    difference (``--exclude-tag declared-difference``; `RunContext.steer_declared`).
-
-    ``watch``: called with the run's context once before the first example and after every
-    example (progress; the caller keeps the context to report a run interrupted midway).
-
-    ``window``: requests written before their replies are read (default: `default_window`).
-    With a window, a divergence surfaces only where the window is read, which shrinks badly;
-    so the failing example is replayed with a window of one step before it is shrunk.
-    ``on_divergence``: called once when the first divergence is found, before shrinking
-    (``--jobs``: the other workers are stopped then).
-    """
+    ``window``: requests written before their replies are read (default: `default_window`); the
+    failing example is replayed with a window of one before it is shrunk.  ``on_divergence``: called
+    at the first divergence, before shrinking (``--jobs`` stops the other workers).  ``watch``:
+    called with the run's context before the first example and after every example.
+    ``steer_declared``: steer requests off SPEC.md 1.4's declared difference."""
     start, cpu_start = time.perf_counter(), time.process_time()
     try:
         digests = learn_digests(sut)
@@ -137,8 +129,7 @@ def explore(
         # It did not happen again when its example was replayed: report the first
         # divergence, as it happened.
         ctx.failure, error = _as_flaky(sut, ctx.first_failure, error), None
-    elif shrink and ctx.failure is not None and error is None and ctx.failure.kind != "timeout":
-        # (a timeout is reported as found: every replay would wait the timeout out again)
+    elif shrink and ctx.failure is not None and error is None and ctx.failure.kind not in UNSHRUNK:
         reduced = reduce(sut, ctx.failure)  # drop requests that do not matter
         ctx.failure = _literal(sut, ctx.failure) if reduced is ctx.failure else reduced
     return ExploreResult(
@@ -159,10 +150,9 @@ def explore(
 def _run(
     ctx: RunContext, examples: int, steps: int, seed_value: int, *, replay: bool
 ) -> str | None:
-    """The examples in order until one diverges; with ``replay``, that one is then run again
-    from its seed with a window of one step (so the divergence surfaces at its own step, and
-    one that does not happen again is told apart).  An error outside the
-    comparison (an exception of an in-process implementation) is returned as text."""
+    """The examples in order until one diverges; with ``replay``, that one is run again with a
+    window of one step (a divergence that does not happen again is told apart).  An error outside
+    the comparison is returned as text."""
 
     def example(index: int) -> bool:
         try:

@@ -1,29 +1,13 @@
-"""The reference adapter's whole transport loop (`main` and `serve`), in this process.
+"""The reference adapter's whole transport loop (`main` and `serve`) in a thread of this process.
 
-`sut.InProcessSut` calls `handle_line` directly: fast, but the stdin/stdout loop a real adapter
-process runs (line splitting, the ``\\r`` strip, the reply encoding, the ``Internal`` fallback,
-one flushed line per request) is never exercised.  This driver runs the adapter's entry point
-`main` in a thread, fed request lines through a queue standing for stdin and reading the reply
-lines it writes, exactly as `python -m session_toolset.adapter` would see and write them over
-pipes.  `main` takes its streams from ``sys.stdin.buffer``, ``sys.stdout`` and ``sys.stderr``:
-those are the queues for the moment it takes them (until `serve` first reads stdin, or `main`
-ends without reading it) and the process's own again at once; the constructor waits meanwhile
-(nothing else of the explorer runs then, so nothing else can write to the borrowed streams;
-construct one driver at a time, from one thread).  A `main` that never reads stdin is a
-`SutFailure` at once when it returns or raises (its error in the message), after ``timeout``
-when it hangs; a failed constructor leaves the streams and the environment as it found them.
-Output written to ``sys.stdout`` itself while the loop runs (not to the stream `main` passed)
-reaches the process's real stdout, not the replies: a real pipe would mix it in.  It is what
-the mutation tool's stateful suite can use to judge the loop the way `explore --adapter` would,
-without a child process per mutant.
-
-Two things a pipe would show are judged too: `serve` must return exit status 0 at EOF
-(`exit_status` after `close`; PROTOCOL.md: "EOF on stdin -> the adapter exits 0"), and, with
-``carry_forward_env``, the adapter runs with SPEC.md's ``SYNAPS_TOOLSET_CARRY_FORWARD`` set
-(restored on `close`): PROTOCOL.md fixes ``rebuild``'s default (``carry_forward`` true) and
-passes ``carry_forward_enabled`` its ``env`` explicitly, so no reply may depend on the adapter's
-own environment.
-"""
+`sut.InProcessSut` calls `handle_line` directly; this driver runs the adapter's entry point fed
+through queues standing for stdin/stdout, so the loop a real adapter process runs (line
+splitting, the ``\\r`` strip, reply encoding, the ``Internal`` fallback) is exercised without a
+child process (the mutation tool's stateful suite).  `main` borrows ``sys.stdin``/``sys.stdout``
+only until it first reads stdin: construct one driver at a time, from one thread.  A `main` that
+never reads is a `SutFailure`; `serve` must exit 0 at EOF (`exit_status` after `close`); with
+``carry_forward_env`` SPEC.md's ``SYNAPS_TOOLSET_CARRY_FORWARD`` is set while it runs (no reply
+may depend on it)."""
 
 from __future__ import annotations
 

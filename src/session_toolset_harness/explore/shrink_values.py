@@ -1,25 +1,11 @@
 """Shrinking the values of a reduced failing sequence: simpler requests, same divergence.
 
-After `reduce` has dropped every request it can, each remaining request's JSON value is
-simplified in turn, one candidate at a time, keeping a candidate only when the sequence still
-diverges at the same operation (the caller's ``still``):
-
-* *renames* across the whole sequence: a name segment of a string value (the parts of a ToolId
-  or SessionId between ``.`` and ``:``, or the whole string) replaced, everywhere it occurs, by
-  a one-letter name no value uses - so a set, session, extension or tool keeps matching the
-  requests that name it;
-* *structure*, outside-in: an object member removed (optional fields fall back to their
-  defaults), a list element removed (fewer tags, fewer core ids, shorter batches), a container
-  emptied;
-* *scalars*: integers towards 0 (0, 1, half, minus one), a string cut to its first character
-  (never emptied: an empty name reads as a second fault), a double to 0.
-
-A schema changes its SchemaDigest, which other requests quote (grants, `digest` checks): a
-candidate that changes a schema changes it in every request that carries the same schema (the
-same tool's other records) and re-derives every string equal to its old digest from the
-expected world's own `digest` (never from the system under test).  Raw lines are left as they
-are.  Each candidate costs one replay; the caller's budget bounds the whole pass.
-"""
+Candidates, each kept only when the sequence still diverges at the same operation: a name
+segment (between ``.`` and ``:``) renamed to one fresh letter across the whole sequence; an
+object member or list element removed, a container emptied; integers towards 0, a string cut to
+its first character, a double to 0.  A schema change is made in every request carrying that
+schema, and strings equal to its old digest are re-derived by the expected world.  Raw lines are
+left as they are."""
 
 from __future__ import annotations
 

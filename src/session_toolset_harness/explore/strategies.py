@@ -26,6 +26,11 @@ _SURROGATES: Final[tuple[Literal["Cs"]]] = ("Cs",)
 T = TypeVar("T")
 
 
+def words(text: str) -> list[str]:
+    """The whitespace-separated words of ``text`` (a table written as data)."""
+    return text.split()
+
+
 def sampled(elements: Sequence[T]) -> st.SearchStrategy[T]:
     """``st.sampled_from(elements)`` (a list is copied: the caller's may change)."""
     return st.sampled_from(list(elements))
@@ -52,9 +57,7 @@ def canonical(length: int) -> st.SearchStrategy[str]:
 def unicode_text(min_size: int = 0, max_size: int = 20) -> st.SearchStrategy[str]:
     # Without the surrogates this is exactly what UTF-8 encodes.
     return st.text(
-        alphabet=st.characters(exclude_categories=_SURROGATES),
-        min_size=min_size,
-        max_size=max_size,
+        alphabet=st.characters(exclude_categories=_SURROGATES), min_size=min_size, max_size=max_size
     )
 
 
@@ -108,6 +111,10 @@ def _provenances(kind: str, owner: str) -> st.SearchStrategy[dict[str, str]]:
     )
 
 
+_BAD_IDS = ["", ":", "a:", ":a", *words("a:b:c A:b a:B -a:b a:_b a.b:c-d enc-x:sha-y")]
+_BAD_IDS += ["a: b", " a:b", "a:b "]
+
+
 def raw_tool_ids() -> st.SearchStrategy[str]:
     """ToolId texts around every rule of `ToolId.parse` (valid ones included)."""
 
@@ -121,24 +128,7 @@ def raw_tool_ids() -> st.SearchStrategy[str]:
     return st.one_of(
         st.sampled_from(["builtin:read", "a:b", "ext.x-y:z_1", "0:0", "a.b-c_d:e.f-g_h"]),
         lengths.flatmap(lambda p: joined(*p)),
-        st.sampled_from(
-            [
-                "",
-                ":",
-                "a:",
-                ":a",
-                "a:b:c",
-                "A:b",
-                "a:B",
-                "-a:b",
-                "a:_b",
-                "a.b:c-d",
-                "enc-x:sha-y",
-                "a: b",
-                " a:b",
-                "a:b ",
-            ]
-        ),
+        st.sampled_from(_BAD_IDS),
         unicode_text(0, 30).map(lambda t: "a:" + t),
         st.integers(0, 3).map(lambda n: "é" * (100 + n)),
         unicode_text(0, 40),
@@ -167,63 +157,32 @@ def session_texts() -> st.SearchStrategy[str]:
     )
 
 
-_INT_EDGES = [
-    0,
-    1,
-    -1,
-    2**53,
-    2**53 + 1,
-    2**63 - 1,
-    2**63,
-    -(2**63),
-    -(2**63) - 1,
-    2**64 - 1,
-    2**64,
-    10**20,
-    -(10**20),
-]
-_DOUBLE_EDGES = [
-    0.0,
-    -0.0,
-    1.0,
-    0.1,
-    1e15,
-    1e16,
-    9.999999999999999e15,
-    1e-5,
-    1e-4,
-    1.5e-5,
-    1e-6,
-    1e-7,
-    123.456,
-    5e-324,
-    2.2250738585072014e-308,
-    sys.float_info.max,
-    -sys.float_info.max,
-    1.8446744073709552e19,
-    0.30000000000000004,
-]
+_INT_EDGES = [0, 1, -1, 2**53, 2**53 + 1, 2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 2**64 - 1]
+_INT_EDGES += [2**64, 10**20, -(10**20)]
+_DOUBLE_EDGES = [0.0, -0.0, 1.0, 0.1, 1e15, 1e16, 9.999999999999999e15, 1e-5, 1e-4, 1.5e-5, 1e-6]
+_DOUBLE_EDGES += [1e-7, 123.456, 5e-324, 2.2250738585072014e-308, sys.float_info.max]
+_DOUBLE_EDGES += [-sys.float_info.max, 1.8446744073709552e19, 0.30000000000000004]
 
 
-def json_values(max_leaves: int = 12) -> st.SearchStrategy[Any]:
+def json_values(depth: int = 3) -> st.SearchStrategy[Any]:
     """JSON values at the canonical encoding's edges (numbers, Unicode and escaped keys)."""
     numbers = st.one_of(
         st.sampled_from(_INT_EDGES),
         st.integers(-(2**70), 2**70),
         st.sampled_from(_DOUBLE_EDGES),
-        st.floats(allow_nan=False, allow_infinity=False),
+        st.floats(),
     )
     keys = st.one_of(
         st.sampled_from(["", "a", "b", "A", "é", "\u0000", '"', "\\", "a/b", "\U0001f600"]),
         unicode_text(0, 6),
     )
-    leaves = st.one_of(st.none(), st.booleans(), numbers, unicode_text(0, 10))
+    leaves = st.one_of(st.just(None), st.booleans(), numbers, unicode_text(0, 10))
     return st.recursive(
         leaves,
         lambda inner: st.one_of(
-            st.lists(inner, max_size=4), st.dictionaries(keys, inner, max_size=4)
+            st.lists(inner, max_size=4), st.lists(st.tuples(keys, inner), max_size=4).map(dict)
         ),
-        max_leaves=max_leaves,
+        depth,
     )
 
 
@@ -234,32 +193,11 @@ def nested(depth: int, leaf: Any = 1) -> Any:
     return value
 
 
-NUMBER_SPELLINGS = [
-    "-0",
-    "-0.0",
-    "0e0",
-    "1E2",
-    "1e+2",
-    "1.0e-0",
-    "100e-2",
-    "1.5E-7",
-    "18446744073709551615",
-    "18446744073709551616",
-    "-9223372036854775808",
-    "-9223372036854775809",
-    "1e400",
-    "-1e400",
-    "1.7976931348623157e308",
-    "1.7976931348623158e308",
-    "01",
-    "1.",
-    ".5",
-    "+1",
-    "NaN",
-    "Infinity",
-    "0.1e1",
-    "123456789012345678901234567890",
-]
+NUMBER_SPELLINGS = words(
+    """-0 -0.0 0e0 1E2 1e+2 1.0e-0 100e-2 1.5E-7 18446744073709551615 18446744073709551616
+    -9223372036854775808 -9223372036854775809 1e400 -1e400 1.7976931348623157e308
+    1.7976931348623158e308 01 1. .5 +1 NaN Infinity 0.1e1 123456789012345678901234567890"""
+)
 
 
 _ABOVE_DOUBLE_MAX = [
@@ -316,7 +254,7 @@ def raw_lines() -> st.SearchStrategy[bytes]:
     spelled = st.sampled_from(NUMBER_SPELLINGS).map(digest_line)
     repeated = st.sampled_from(RAW_SPELLINGS)
     deep = st.sampled_from([125, 126]).map(lambda d: digest_line("[" * d + "0" + "]" * d))
-    value = json_values(6).map(lambda v: digest_line(json.dumps(v, ensure_ascii=True)))
+    value = json_values(2).map(lambda v: digest_line(json.dumps(v, ensure_ascii=True)))
     text = st.one_of(spelled, repeated, deep, value).map(lambda t: t.encode("utf-8"))
     invalid_utf8 = st.sampled_from(INVALID_UTF8_LINES)
     return st.one_of(text, invalid_utf8)
@@ -358,22 +296,8 @@ def colliding_runtime_names() -> st.SearchStrategy[list[str]]:
 # `raw_lines` above are fixed spellings; these are built token by token, so every lexical rule
 # (escapes and surrogate pairing, number grammar and range, literals, whitespace, repeated keys)
 # meets every position: a kept value, a value a repeated key discards, a key, a field the op reads.
-_UNITS = (
-    0x61,
-    0x41,
-    0x3A,
-    0x00,
-    0x1F,
-    0x22,
-    0x5C,
-    0x7F,
-    0xE9,
-    0x2028,
-    0xD7FF,
-    0xE000,
-    0xFEFF,
-    0xFFFF,
-)
+_UNITS: tuple[int, ...] = (0x61, 0x41, 0x3A, 0x00, 0x1F, 0x22, 0x5C, 0x7F, 0xE9, 0x2028, 0xD7FF)
+_UNITS += (0xE000, 0xFEFF, 0xFFFF)
 _HIGH = (0xD800, 0xD83D, 0xDBFF)
 _LOW = (0xDC00, 0xDE00, 0xDFFF)
 
@@ -468,7 +392,7 @@ def bad_json_tokens() -> st.SearchStrategy[str]:
     )
 
 
-def json_texts(max_leaves: int = 6) -> st.SearchStrategy[str]:
+def json_texts(depth: int = 2) -> st.SearchStrategy[str]:
     """A JSON value as text, built from the tokens above; objects often repeat a key, so the
     first value is discarded (and must still be judged).  About one leaf in sixteen is invalid
     (a lone surrogate or bad escape in a string, a number outside the grammar, a bad literal),
@@ -493,7 +417,7 @@ def json_texts(max_leaves: int = 6) -> st.SearchStrategy[str]:
         )
         return st.one_of(array, members)
 
-    return st.recursive(leaves, containers, max_leaves=max_leaves)
+    return st.recursive(leaves, containers, depth)
 
 
 def escaped(text: str) -> st.SearchStrategy[str]:

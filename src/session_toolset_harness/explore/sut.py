@@ -228,10 +228,8 @@ def reference_adapter_argv() -> list[str]:
 
 
 class RecordingSut:
-    """A system under test whose every exchange is also written as a trace line (``explore
-    --record``): one stream per example, named ``PREFIX`` and the example's number (the digest
-    preflight before the first example is ``PREFIX`` ``preflight``).  Replays after a
-    divergence start with their own ``reset``, in the stream of the example before them."""
+    """A system under test whose every exchange is also written as a trace line (``--record``):
+    one stream per example, named ``PREFIX`` and the example's number (``preflight`` first)."""
 
     def __init__(self, sut: Sut, writer: TraceWriter, prefix: str) -> None:
         self.sut = sut

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..conform.jsonio import RawLine, render
 from ..conform.matcher import first_difference
-from .context import Divergence, StepRecord, digest_requests
+from .observe import Divergence, StepRecord, digest_requests
 from .pools import schema_key
 
 Reply = dict[str, Any]
@@ -76,10 +76,8 @@ def diverging_index(records: Iterable[StepRecord]) -> int | None:
 
 
 def literal_vector(failure: Divergence, digests: dict[str, str], seed: int) -> dict[str, Any]:
-    """The exact exchange of the example that diverged: ``hello``, the digest steps, ``reset``,
-    then every request the explorer sent after its reset (operations, observations, probe), in
-    order, each expecting the oracle's reply.  Nothing is cut: without a replay that diverges
-    again, no shorter sequence can be shown to matter."""
+    """The exact exchange of the example that diverged (hello, digests, reset, then every request
+    sent after the reset, each expecting the oracle's reply): nothing is cut."""
     steps = [_step({"op": "hello"}, {"ok": True, "protocol": 1})]
     for request in digest_requests():
         steps.append(_step(request, {"ok": True, "digest": digests[schema_key(request["schema"])]}))
