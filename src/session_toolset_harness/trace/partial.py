@@ -61,22 +61,51 @@ from session_toolset_model.world.digest import schema_digest
 from session_toolset_model.world.fields import Fields, ProtocolFault
 from session_toolset_model.world.identity import IdentityError, unclassified
 from session_toolset_model.world.protocol import RecordInfo
+from session_toolset_model.z3_interp import RecOpt
 
 from .complete import _plain, _stateless, agrees
 from .logline import RecordedLine
 from .plan import Unsupported
 from .run import WINDOW
-from .window import HIDDEN_KINDS, Window
+from .window import HIDDEN_KINDS, SUMMARISED, Summary, Window
 
 CATALOG_GROUP = ("catalog_insert", "catalog_upsert", "catalog_remove", "catalog_rebase_past")
 """What ``--partial catalog`` names: SPEC.md's catalog mutations (the test seam
 ``catalog_set_generation`` only by its name)."""
+
+CATALOG_BLIND = frozenset(
+    (
+        "hello",
+        "digest",
+        "tool_id_parse",
+        "tool_id",
+        "session_id_parse",
+        "carry_forward_enabled",
+        "snapshot",
+        "factory_calls",
+        "revoke",
+        "forge_grant",
+    )
+)
+"""Ops whose reply and effect depend on neither the catalog's records nor its generation (a
+snapshot shows the set's own pinned generation): hidden catalog operations commute with them."""
+
+AHEAD = 16
+"""How many lines after a mismatched one `_Checker._ahead` tries to explain with it."""
+
+DEFAULT_MAX_HIDDEN = 2
+"""The bound per gap when the hidden kinds cannot be summarised and no bound is given."""
 
 RETRIES = 4
 """Solver models tried for one window before the check is undecided for want of a replayable
 one (a model is a witness only once the expected world reproduces every reply with it)."""
 
 OP_NAMES = frozenset(name[4:] for name in dir(World) if name.startswith("_op_"))
+
+UNBOUNDED = (
+    "any number of unrecorded operations between two recorded lines was considered, by the "
+    "catalog they can reach together (records and generation), not one by one"
+)
 
 LIMITS = (
     "bounded: only histories with at most {k} unrecorded operation(s) between two recorded lines "
@@ -159,15 +188,25 @@ def parse_kinds(spec: str) -> frozenset[str]:
     return frozenset(out)
 
 
+def bound(unrecorded: frozenset[str], max_hidden: int | None) -> int | None:
+    """The hidden-step bound in force: ``max_hidden`` when given; when not, None (any number,
+    summarised) if the unrecorded kinds include every `SUMMARISED` one, else
+    `DEFAULT_MAX_HIDDEN`."""
+    if max_hidden is not None:
+        return max_hidden
+    return None if unrecorded >= SUMMARISED else DEFAULT_MAX_HIDDEN
+
+
 def check_partial(
     lines: Iterable[RecordedLine],
     unrecorded: frozenset[str],
-    max_hidden: int,
+    max_hidden: int | None,
     *,
     explain: bool = False,
     window: int = WINDOW,
 ) -> PartialVerdict:
-    """Whether at most ``max_hidden`` unrecorded operations per gap explain every recorded line.
+    """Whether at most ``max_hidden`` unrecorded operations per gap (None: `bound`) explain
+    every recorded line.
 
     ``lines`` is read once, in order; at most about ``2 * window`` of them are held at a time
     (see `WINDOW`)."""
@@ -179,10 +218,13 @@ def check_partial(
                 f"op {name!r} cannot be unrecorded: partial mode solves only for catalog changes "
                 f"({', '.join(HIDDEN_KINDS)})"
             )
-    if isinstance(max_hidden, bool) or not isinstance(max_hidden, int) or max_hidden < 0:
+    if max_hidden is not None and (
+        isinstance(max_hidden, bool) or not isinstance(max_hidden, int) or max_hidden < 0
+    ):
         raise NegativeBound(
             f"the hidden-step bound must be a non-negative integer, not {max_hidden!r}"
         )
+    max_hidden = bound(unrecorded, max_hidden)
     if isinstance(window, bool) or not isinstance(window, int) or window < 1:
         raise WindowBound(f"the window must be a positive integer, not {window!r}")
     kinds = tuple(k for k in HIDDEN_KINDS if k in unrecorded)
@@ -211,7 +253,7 @@ class _Checker:
     lookahead a hidden record's source and runtime name are taken from); a line is dropped once
     no window can reach back to it (`window` lines back, or the latest ``reset``)."""
 
-    def __init__(self, kinds: tuple[str, ...], k: int, window: int, explain: bool) -> None:
+    def __init__(self, kinds: tuple[str, ...], k: int | None, window: int, explain: bool) -> None:
         self.kinds = kinds
         self.k = k
         self.span = window
@@ -234,7 +276,8 @@ class _Checker:
         self.settled: list[HiddenStep] = []
         """The explanation's steps before ``low`` (kept only when explaining)."""
         self.schemas: dict[str, Any] = {}
-        self.limits = (LIMITS[0].format(k=k), LIMITS[1].format(window=window), *LIMITS[2:])
+        first = UNBOUNDED if k is None else LIMITS[0].format(k=k)
+        self.limits = (first, LIMITS[1].format(window=window), *LIMITS[2:])
         self.shown: dict[str, deque[tuple[int, Source]]] = {}
         """The sources ``catalog_state`` replies show per tool id, by line index: a hidden
         record takes the one shown next, when its trust fits (a witness needs it verbatim)."""
@@ -304,7 +347,9 @@ class _Checker:
             if agrees(self.world.handle(line.request), line.reply):
                 return
             self.world.restore(self.snaps[i])
-            status = self._repair(i) if self.kinds and self.k else "unsat"
+            if self.kinds and self.k != 0 and self._ahead(i):
+                return
+            status = self._repair(i) if self.kinds and self.k != 0 else "unsat"
             if status == "unsat":
                 window = self._window(i)
                 if window is None:
@@ -316,6 +361,31 @@ class _Checker:
                 self.result = self.verdict(i + 1, undecided=status)
         except (OutOfScope, Unsupported) as err:
             self.result = self.verdict(i + 1, undecided=f"line {line.line}: {err}")
+
+    def _ahead(self, i: int) -> bool:
+        """Explain line ``i`` together with the lines after it (up to `AHEAD`, never past a
+        ``reset``) in one query from the world before ``i``; adopted only if the replay
+        reproduces them all, which then need no repair of their own.  A shortcut: when it
+        fails, line ``i`` is repaired alone (`_repair`), which decides."""
+        end = i
+        while end + 1 < self.fed and end - i < AHEAD:
+            if self.lines[end + 1].request.get("op") == "reset":
+                break
+            end += 1
+        if end == i:
+            return False
+        try:
+            w = Window(self.kinds, self.k, self._range(i, end))
+            w.exact_start(self.snaps[i])
+            self._encode(w, i, end)
+            status, model = w.solve()
+            if status != "sat" or not self._adopt(i, end, self._read(w, model, i)):
+                return False
+        except (OutOfScope, Unsupported):
+            self.world.restore(self.snaps[i])
+            return False
+        self.next = end + 1
+        return True
 
     def _cut(self, i: int) -> str:
         """Why line ``i`` is undecided when its world starts before the lines held."""
@@ -343,8 +413,7 @@ class _Checker:
                         return "sat"
                     # the abstraction let a step stand in for one the replay needs (a bare
                     # generation bump for a change of source): ask for other step kinds
-                    choices = [(slot.choice, model.eval(slot.choice, True)) for slot in w.slots]
-                    w.facts.append(z3.Or(*(c != v for c, v in choices)))
+                    w.block(model)
                     status, model = w.solve()
                     if status != "sat":
                         break
@@ -391,7 +460,11 @@ class _Checker:
 
     def _encode(self, w: Window, s: int, i: int) -> None:
         for j in range(s, i + 1):
-            if self.lines[j].request.get("op") != "reset":  # a reset erases what precedes it
+            op = self.lines[j].request.get("op")
+            # a reset erases what precedes it; a summary before a line that reads neither the
+            # catalog nor its generation is the next summary's part (what hidden operations
+            # reach twice in a row they reach at once, and they write nothing else)
+            if op != "reset" and (self.k is not None or op not in CATALOG_BLIND):
                 w.hidden(j - s)
             w.recorded(self.lines[j])
 
@@ -426,7 +499,74 @@ class _Checker:
             j = s + slot.gap
             after = self.lines[j - 1].line if j > 0 else 0
             out.setdefault(j, []).append(names.step(kind, slot.args[kind], after, j))
+        for summary in w.summaries:
+            j = s + summary.gap
+            after = self.lines[j - 1].line if j > 0 else 0
+            steps = [names.step(kind, args, after, j) for kind, args in _steps(summary, model)]
+            if steps:
+                out.setdefault(j, []).extend(steps)
         return out
+
+
+def _steps(summary: Summary, model: Any) -> list[tuple[str, dict[str, Any]]]:
+    """Concrete operations, in order, that take the catalog from a summary's start to its
+    model's end (`window.reachable` says why they exist): records rewritten in place, removals
+    paired with additions as moves, the other additions and removals, then the generation."""
+
+    def ev(t: Any) -> Any:
+        return model.eval(t, model_completion=True)
+
+    changed: list[tuple[Any, Any]] = []
+    added: list[tuple[Any, Any]] = []
+    removed: list[Any] = []
+    for key, first, b, a in zip(
+        summary.keys, summary.first, summary.before, summary.after, strict=True
+    ):
+        if not z3.is_true(ev(first)) or z3.is_true(ev(b == a)):
+            continue
+        has_before, has_after = z3.is_true(ev(RecOpt.is_Rec(b))), z3.is_true(ev(RecOpt.is_Rec(a)))
+        if has_after:
+            (changed if has_before else added).append((key, a))
+        else:
+            removed.append(key)
+
+    def record(key: Any, a: Any) -> dict[str, Any]:
+        return {
+            "tool": key,
+            "digest": RecOpt.rec_digest(a),
+            "prov": RecOpt.rec_prov(a),
+            "trust": RecOpt.rec_trust(a),
+        }
+
+    out: list[tuple[str, dict[str, Any]]] = []
+    for key, a in changed:
+        out.append(
+            (
+                "catalog_upsert",
+                {**record(key, a), "has_replaced": z3.BoolVal(True), "replaced": key},
+            )
+        )
+    while added and removed:
+        key, a = added.pop(0)
+        out.append(
+            (
+                "catalog_upsert",
+                {**record(key, a), "has_replaced": z3.BoolVal(True), "replaced": removed.pop(0)},
+            )
+        )
+    out += [("catalog_insert", record(key, a)) for key, a in added]
+    out += [("catalog_remove", {"tool": key}) for key in removed]
+    gen, target = ev(summary.gen).as_long(), ev(summary.gen_after).as_long()
+    if gen + len(out) == target:
+        return out
+    if gen + len(out) < target:
+        return [*out, ("catalog_rebase_past", {"prior": z3.IntVal(target - 1)})]
+    # only the test seam sets a generation below: set it low, mutate, then set it
+    return [
+        ("catalog_set_generation", {"value": z3.IntVal(0)}),
+        *out,
+        ("catalog_set_generation", {"value": z3.IntVal(target)}),
+    ]
 
 
 def _shows(line: RecordedLine | None, what: str) -> Iterator[tuple[str, Any]]:
