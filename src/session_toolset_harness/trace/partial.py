@@ -90,7 +90,7 @@ CATALOG_BLIND = frozenset(
 """Ops whose reply and effect depend on neither the catalog's records nor its generation (a
 snapshot shows the set's own pinned generation): hidden catalog operations commute with them."""
 
-AHEAD = 16
+AHEAD = 32
 """How many lines after a mismatched one `_Checker._ahead` tries to explain with it."""
 
 DEFAULT_MAX_HIDDEN = 2
@@ -364,8 +364,9 @@ class _Checker:
 
     def _ahead(self, i: int) -> bool:
         """Explain line ``i`` together with the lines after it (up to `AHEAD`, never past a
-        ``reset``) in one query from the world before ``i``; adopted only if the replay
-        reproduces them all, which then need no repair of their own.  A shortcut: when it
+        ``reset``) in one query from the world before ``i``, or before its world's start when
+        that is at most `AHEAD` lines back; adopted only if the replay reproduces them all,
+        which then need no repair of their own.  A shortcut: when it
         fails, line ``i`` is repaired alone (`_repair`), which decides."""
         end = i
         while end + 1 < self.fed and end - i < AHEAD:
@@ -374,12 +375,14 @@ class _Checker:
             end += 1
         if end == i:
             return False
+        s = max(self.start, self.low) if i - self.start <= AHEAD else i
         try:
-            w = Window(self.kinds, self.k, self._range(i, end))
-            w.exact_start(self.snaps[i])
-            self._encode(w, i, end)
+            w = Window(self.kinds, self.k, self._range(s, end))
+            w.exact_start(self.snaps[s])
+            self._encode(w, s, end)
             status, model = w.solve()
-            if status != "sat" or not self._adopt(i, end, self._read(w, model, i)):
+            if status != "sat" or not self._adopt(s, end, self._read(w, model, s)):
+                self.world.restore(self.snaps[i])
                 return False
         except (OutOfScope, Unsupported):
             self.world.restore(self.snaps[i])

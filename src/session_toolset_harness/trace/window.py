@@ -83,6 +83,10 @@ kinds that includes these (``--partial catalog``) is summarised, any other is en
 RLIMIT = 20_000_000
 """Z3's deterministic resource limit per query (never a wall-clock timeout)."""
 
+FEWEST_CHECKS = 3
+"""Checks spent making a model's explanation shorter: a heuristic (any model that replays is
+a witness), so it is kept cheap."""
+
 UNVERIFIED_PROV = Provenance("unverified")
 
 
@@ -807,12 +811,15 @@ class Window:
 
     # -- solving ---------------------------------------------------------------------------
     def _fewest(self, solver: Any, model: Any) -> Any:
-        """A model with as few hidden steps as the solver finds within its limit (bisecting the
-        count): fewer gratuitous catalog changes leave the concrete replay closer to the
-        recorded world."""
+        """A model with as few hidden steps as the solver finds in `FEWEST_CHECKS` more checks
+        (bisecting the count), each with a twentieth of the resource limit: fewer gratuitous
+        catalog changes leave the concrete replay closer to the recorded world."""
         used = _used(self.slots, self.summaries)
+        solver.set("rlimit", RLIMIT // 20)  # past it: keep the model found (`unknown` below)
         low, high = -1, model.eval(used, model_completion=True).as_long()
-        while high - low > 1:  # a model with ``used <= high`` is known; none below ``low + 1``
+        for _ in range(FEWEST_CHECKS):  # a model with ``used <= high``; none below ``low + 1``
+            if high - low <= 1:
+                break
             mid = (low + high) // 2
             solver.push()
             solver.add(used <= mid)
