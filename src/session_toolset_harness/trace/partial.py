@@ -2,16 +2,22 @@
 
 A runtime often logs gate decisions and activations but not catalog changes.  `check_partial`
 decides whether some sequence of unrecorded catalog operations - at most ``max_hidden`` before
-each recorded line - explains every recorded reply (compared as complete mode compares, by
-`complete.agrees`), with the model's own transitions run over its Z3 interpretation
-(`window.Window`).
+each recorded line, or any number when ``max_hidden`` is None (`bound`) - explains every
+recorded reply (compared as complete mode compares, by `complete.agrees`), with the model's own
+transitions run over its Z3 interpretation (`window.Window`).  Any number is stated by what the
+operations can reach together (`window.reachable`), and placed only before lines that read the
+catalog (`CATALOG_BLIND` commute with them).
 
 How it stays fast (most lines never reach the solver):
 
 1. **Concrete replay first.**  The expected world (`session_toolset_model.world.World`) answers
    each recorded request; while its reply equals the recorded one, the line is explained with no
    hidden step and costs one concrete transition.
-2. **Local repair on a mismatch.**  At line ``i`` the solver looks for hidden steps in the gaps of
+2. **Look-ahead** (any number per gap only).  At a mismatch at line ``i``, one query explains
+   it with up to `AHEAD` following lines (never past a ``reset``), from the world's start when
+   that is at most `AHEAD` lines back; adopted only if its replay reproduces every line, else
+   step 3 decides.  One query usually covers a session's start-up.
+3. **Local repair on a mismatch.**  At line ``i`` the solver looks for hidden steps in the gaps of
    the window ``[s, i]``, starting from the concrete world saved before line ``s``, for
    ``s = i, i-1, i-3, i-7, ...`` down to the start of the current world (its ``reset`` line, or
    the first line), or to ``window`` lines back if that is nearer.  A model is turned into
@@ -19,8 +25,8 @@ How it stays fast (most lines never reach the solver):
    the window is adopted.  The world's start is exact, so the last attempt there is complete:
    unsat there means no hidden history with at most ``max_hidden`` steps per gap explains the
    log up to line ``i``.  When the reach stops short of the world's start, only an unexplained
-   window found within it (step 3) is a proof; otherwise the line is undecided.
-3. **The shortest unexplained window** ending at that line is then found by searching window
+   window found within it (step 4) is a proof; otherwise the line is undecided.
+4. **The shortest unexplained window** ending at that line is then found by searching window
    starts backwards (doubling, then bisection: a window that no state explains stays
    unexplained when it grows backwards).  A window that starts inside a world starts from an
    *arbitrary* state (every record, set, counter and grant free), which every history reaches,
@@ -347,7 +353,7 @@ class _Checker:
             if agrees(self.world.handle(line.request), line.reply):
                 return
             self.world.restore(self.snaps[i])
-            if self.kinds and self.k != 0 and self._ahead(i):
+            if self.kinds and self.k is None and self._ahead(i):  # a shortcut when summarised
                 return
             status = self._repair(i) if self.kinds and self.k != 0 else "unsat"
             if status == "unsat":
