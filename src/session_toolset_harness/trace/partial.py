@@ -473,7 +473,8 @@ class _Checker:
             # a reset erases what precedes it; a summary before a line that reads neither the
             # catalog nor its generation is the next summary's part (what hidden operations
             # reach twice in a row they reach at once, and they write nothing else)
-            if op != "reset" and (self.k is not None or op not in CATALOG_BLIND):
+            blind = isinstance(op, str) and op in CATALOG_BLIND  # an op may be any JSON value
+            if op != "reset" and (self.k is not None or not blind):
                 w.hidden(j - s)
             w.recorded(self.lines[j])
 
