@@ -61,8 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--strict-replies",
         action="store_true",
-        help="also check every reply against PROTOCOL.md's reply schema, as conform "
-        "--strict-replies does (unknown keys, a reply both grant and denial: a violation)",
+        help="also check every reply against PROTOCOL.md's reply rules and reply.schema.json, "
+        "as conform --strict-replies does; a reply breaking them is a violation",
     )
     parser.add_argument("--json", metavar="FILE", type=Path, help="write a JSON report")
     parser.add_argument("--junit", metavar="FILE", type=Path, help="write a JUnit XML report")
