@@ -811,13 +811,17 @@ class Window:
 
     # -- solving ---------------------------------------------------------------------------
     def _fewest(self, solver: Any, model: Any) -> Any:
-        """A model with as few hidden steps as the solver finds in `FEWEST_CHECKS` more checks
-        (bisecting the count), each with a twentieth of the resource limit: fewer gratuitous
-        catalog changes leave the concrete replay closer to the recorded world."""
+        """A model with as few hidden steps as the solver finds, bisecting the count (with
+        summaries: in `FEWEST_CHECKS` more checks, each with a twentieth of the resource
+        limit): fewer gratuitous catalog changes leave the concrete replay closer to the
+        recorded world."""
         used = _used(self.slots, self.summaries)
-        solver.set("rlimit", RLIMIT // 20)  # past it: keep the model found (`unknown` below)
         low, high = -1, model.eval(used, model_completion=True).as_long()
-        for _ in range(FEWEST_CHECKS):  # a model with ``used <= high``; none below ``low + 1``
+        checks = high.bit_length() + 1  # enough to bisect to the fewest
+        if self.summaries:  # many keys: cheap and approximate
+            solver.set("rlimit", RLIMIT // 20)  # past it: keep the model found (`unknown`)
+            checks = FEWEST_CHECKS
+        for _ in range(checks):  # a model with ``used <= high`` is known; none below ``low + 1``
             if high - low <= 1:
                 break
             mid = (low + high) // 2
