@@ -25,6 +25,8 @@ from session_toolset_model.z3_interp import TRUST, UNVERIFIED, Digest, Prov, Rec
 
 from session_toolset_harness.trace.window import SUMMARISED, reachable
 
+pytestmark = pytest.mark.spec("1.3", "2")
+
 TOOLS = ("t0", "t1")
 GOOD = (  # well-formed records: an Unverified provenance is untrusted
     Rec("d0", "p", "trusted"),
