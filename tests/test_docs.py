@@ -344,10 +344,13 @@ EXERCISES: dict[str, Exercise] = {
     "session-toolset trace trace.jsonl --keep-going --jobs 2 --junit trace.xml --json trace.json": (
         RUN
     ),
-    "session-toolset trace --partial catalog --max-hidden 2 audit.jsonl": RUN,
+    "session-toolset trace --partial catalog audit.jsonl": RUN,
+    "session-toolset trace --strict-replies recorded.jsonl": RUN,
     "session-toolset trace --partial catalog_upsert,catalog_remove --max-hidden 1 --explain "
     "changes.jsonl": RUN,
-    "python benchmarks/bench_trace_partial.py --lines 10000 --max-hidden 2": Exercise("help"),
+    "python benchmarks/bench_trace_partial.py --shape recorded --lines 10000 --jobs 2": Exercise(
+        "help"
+    ),
     # docs/implementers.md
     'session-toolset conform --adapter "python3 docs/examples/adapter-minimal.py" '
     "-k identity/session-id": RUN,

@@ -25,7 +25,6 @@ from .run import WINDOW, Interrupted, PartialSettings, Progress, TraceResult, ch
 
 PROG = "session-toolset trace"
 EXIT_OK, EXIT_VIOLATION, EXIT_USAGE, EXIT_UNDECIDED = 0, 1, 2, 3
-DEFAULT_MAX_HIDDEN = 2
 
 
 class UsageError(Exception):
@@ -59,6 +58,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="check partitions (stream keys) in N worker processes (default: 1; complete "
         "mode then checks in this process)",
     )
+    parser.add_argument(
+        "--strict-replies",
+        action="store_true",
+        help="also check every reply against PROTOCOL.md's reply rules and reply.schema.json, "
+        "as conform --strict-replies does; a reply breaking them is a violation",
+    )
     parser.add_argument("--json", metavar="FILE", type=Path, help="write a JSON report")
     parser.add_argument("--junit", metavar="FILE", type=Path, help="write a JUnit XML report")
     parser.add_argument(
@@ -77,8 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-hidden",
         metavar="K",
         type=integer(0),
-        help=f"at most K unrecorded operations between two recorded lines "
-        f"(default: {DEFAULT_MAX_HIDDEN})",
+        help="at most K unrecorded operations between two recorded lines, each solved for "
+        "(default: any number when KINDS include every catalog mutation, summarised by the "
+        "catalog they can reach; otherwise 2)",
     )
     partial.add_argument(
         "--window",
@@ -107,10 +113,10 @@ def _partial_settings(args: argparse.Namespace) -> PartialSettings | None:
             if given:
                 raise UsageError(f"{flag} needs --partial KINDS")
         return None
-    from .partial import PartialArgumentError, check_partial, parse_kinds
+    from .partial import PartialArgumentError, bound, check_partial, parse_kinds
 
     kinds = parse_kinds(args.partial)
-    k = DEFAULT_MAX_HIDDEN if args.max_hidden is None else args.max_hidden
+    k = bound(kinds, args.max_hidden)
     window = WINDOW if args.window is None else args.window
     try:  # no lines: the kinds and the bounds are validated, nothing is solved
         limits = check_partial([], kinds, k, window=window).limits
@@ -169,6 +175,7 @@ def _check(args: argparse.Namespace, settings: PartialSettings | None) -> TraceR
                 jobs=args.jobs,
                 keep_going=args.keep_going,
                 progress=progress,
+                strict_replies=args.strict_replies,
             )
         elif args.jobs > 1:
             from .jobs import check_logs_parallel
@@ -179,9 +186,16 @@ def _check(args: argparse.Namespace, settings: PartialSettings | None) -> TraceR
                 jobs=args.jobs,
                 keep_going=args.keep_going,
                 progress=progress,
+                strict_replies=args.strict_replies,
             )
         else:
-            result = check_logs(args.logs, sys.stdin, keep_going=args.keep_going, progress=progress)
+            result = check_logs(
+                args.logs,
+                sys.stdin,
+                keep_going=args.keep_going,
+                progress=progress,
+                strict_replies=args.strict_replies,
+            )
     if progress is not None:
         sys.stdout.write("\r\033[K")
     return result
@@ -196,7 +210,7 @@ def run(args: argparse.Namespace) -> int:
     except LogLineError as err:
         raise UsageError(str(err)) from None
     for violation in result.violations:
-        hint = settings is not None and args.max_hidden is None
+        hint = settings is not None and args.max_hidden is None and settings.max_hidden is not None
         sys.stdout.write("\n" + report.violation_block(violation, settings, hint=hint))
     for undecided in result.undecided:
         sys.stdout.write("\n" + report.undecided_block(undecided))

@@ -223,3 +223,29 @@ class Partition:
             found.message,
             section(name, expected),
         )
+
+
+def strict_violation(file: str, stream: str | None, recorded: RecordedLine) -> Violation | None:
+    """``--strict-replies``: the reply breaks a PROTOCOL.md rule or ``reply.schema.json``
+    (unknown keys, a grant that is also a denial), checked as ``conform --strict-replies``
+    checks an adapter's reply, whatever the model's reply is."""
+    from ..conform import checks, schemas  # jsonschema: loaded only for the flag
+
+    op = recorded.request.get("op")
+    problem = checks.reply_problem(recorded.reply)
+    if problem is None:
+        found = schemas.validate_reply(op, recorded.reply)
+        if not found:
+            return None
+        problem = (found[0].path, f"reply schema: {found[0].message}")
+    return Violation(
+        file,
+        recorded.line,
+        stream,
+        op if isinstance(op, str) else "?",
+        {},
+        recorded.reply,
+        problem[0],
+        f"protocol rule broken at {problem[0]}: {problem[1]}",
+        "PROTOCOL.md (reply schema, --strict-replies)",
+    )

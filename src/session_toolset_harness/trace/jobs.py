@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import IO, Any, Final
 
 from . import logline
-from .complete import Partition
+from .complete import Partition, strict_violation
 from .partitions import PartitionResult, Partitions, Spill
 from .run import Interrupted, Progress, TraceResult
 
@@ -189,9 +189,10 @@ def check_logs_parallel(
     jobs: int,
     keep_going: bool,
     progress: Progress | None = None,
+    strict_replies: bool = False,
 ) -> TraceResult:
     """`run.check_logs` with partitions spread over ``jobs`` worker processes."""
-    result = TraceResult(list(names))
+    result = TraceResult(list(names), strict_replies=strict_replies)
     started = time.monotonic()
     pool = _Pool(jobs, keep_going)
     try:
@@ -270,6 +271,10 @@ def _route_lines(
         if parsed is None:
             continue
         stream = parsed[0]
+        if result.strict_replies:  # state-free: checked here, the model's check in a worker
+            violation = strict_violation(name, stream, parsed[1])
+            if violation is not None:
+                result.violations.append(violation)
         if stream != last:
             index, last = owner(name, stream, jobs), stream
         buffer = pool.buffers[index]

@@ -2,16 +2,22 @@
 
 A runtime often logs gate decisions and activations but not catalog changes.  `check_partial`
 decides whether some sequence of unrecorded catalog operations - at most ``max_hidden`` before
-each recorded line - explains every recorded reply (compared as complete mode compares, by
-`complete.agrees`), with the model's own transitions run over its Z3 interpretation
-(`window.Window`).
+each recorded line, or any number when ``max_hidden`` is None (`bound`) - explains every
+recorded reply (compared as complete mode compares, by `complete.agrees`), with the model's own
+transitions run over its Z3 interpretation (`window.Window`).  Any number is stated by what the
+operations can reach together (`window.reachable`), and placed only before lines that read the
+catalog (`CATALOG_BLIND` commute with them).
 
 How it stays fast (most lines never reach the solver):
 
 1. **Concrete replay first.**  The expected world (`session_toolset_model.world.World`) answers
    each recorded request; while its reply equals the recorded one, the line is explained with no
    hidden step and costs one concrete transition.
-2. **Local repair on a mismatch.**  At line ``i`` the solver looks for hidden steps in the gaps of
+2. **Look-ahead** (any number per gap only).  At a mismatch at line ``i``, one query explains
+   it with up to `AHEAD` following lines (never past a ``reset``), from the world's start when
+   that is at most `AHEAD` lines back; adopted only if its replay reproduces every line, else
+   step 3 decides.  One query usually covers a session's start-up.
+3. **Local repair on a mismatch.**  At line ``i`` the solver looks for hidden steps in the gaps of
    the window ``[s, i]``, starting from the concrete world saved before line ``s``, for
    ``s = i, i-1, i-3, i-7, ...`` down to the start of the current world (its ``reset`` line, or
    the first line), or to ``window`` lines back if that is nearer.  A model is turned into
@@ -19,8 +25,8 @@ How it stays fast (most lines never reach the solver):
    the window is adopted.  The world's start is exact, so the last attempt there is complete:
    unsat there means no hidden history with at most ``max_hidden`` steps per gap explains the
    log up to line ``i``.  When the reach stops short of the world's start, only an unexplained
-   window found within it (step 3) is a proof; otherwise the line is undecided.
-3. **The shortest unexplained window** ending at that line is then found by searching window
+   window found within it (step 4) is a proof; otherwise the line is undecided.
+4. **The shortest unexplained window** ending at that line is then found by searching window
    starts backwards (doubling, then bisection: a window that no state explains stays
    unexplained when it grows backwards).  A window that starts inside a world starts from an
    *arbitrary* state (every record, set, counter and grant free), which every history reaches,
@@ -61,22 +67,51 @@ from session_toolset_model.world.digest import schema_digest
 from session_toolset_model.world.fields import Fields, ProtocolFault
 from session_toolset_model.world.identity import IdentityError, unclassified
 from session_toolset_model.world.protocol import RecordInfo
+from session_toolset_model.z3_interp import RecOpt
 
 from .complete import _plain, _stateless, agrees
 from .logline import RecordedLine
 from .plan import Unsupported
 from .run import WINDOW
-from .window import HIDDEN_KINDS, Window
+from .window import HIDDEN_KINDS, SUMMARISED, Summary, Window
 
 CATALOG_GROUP = ("catalog_insert", "catalog_upsert", "catalog_remove", "catalog_rebase_past")
 """What ``--partial catalog`` names: SPEC.md's catalog mutations (the test seam
 ``catalog_set_generation`` only by its name)."""
+
+CATALOG_BLIND = frozenset(
+    (
+        "hello",
+        "digest",
+        "tool_id_parse",
+        "tool_id",
+        "session_id_parse",
+        "carry_forward_enabled",
+        "snapshot",
+        "factory_calls",
+        "revoke",
+        "forge_grant",
+    )
+)
+"""Ops whose reply and effect depend on neither the catalog's records nor its generation (a
+snapshot shows the set's own pinned generation): hidden catalog operations commute with them."""
+
+AHEAD = 32
+"""How many lines after a mismatched one `_Checker._ahead` tries to explain with it."""
+
+DEFAULT_MAX_HIDDEN = 2
+"""The bound per gap when the hidden kinds cannot be summarised and no bound is given."""
 
 RETRIES = 4
 """Solver models tried for one window before the check is undecided for want of a replayable
 one (a model is a witness only once the expected world reproduces every reply with it)."""
 
 OP_NAMES = frozenset(name[4:] for name in dir(World) if name.startswith("_op_"))
+
+UNBOUNDED = (
+    "any number of unrecorded operations between two recorded lines was considered, by the "
+    "catalog they can reach together (records and generation), not one by one"
+)
 
 LIMITS = (
     "bounded: only histories with at most {k} unrecorded operation(s) between two recorded lines "
@@ -159,15 +194,25 @@ def parse_kinds(spec: str) -> frozenset[str]:
     return frozenset(out)
 
 
+def bound(unrecorded: frozenset[str], max_hidden: int | None) -> int | None:
+    """The hidden-step bound in force: ``max_hidden`` when given; when not, None (any number,
+    summarised) if the unrecorded kinds include every `SUMMARISED` one, else
+    `DEFAULT_MAX_HIDDEN`."""
+    if max_hidden is not None:
+        return max_hidden
+    return None if unrecorded >= SUMMARISED else DEFAULT_MAX_HIDDEN
+
+
 def check_partial(
     lines: Iterable[RecordedLine],
     unrecorded: frozenset[str],
-    max_hidden: int,
+    max_hidden: int | None,
     *,
     explain: bool = False,
     window: int = WINDOW,
 ) -> PartialVerdict:
-    """Whether at most ``max_hidden`` unrecorded operations per gap explain every recorded line.
+    """Whether at most ``max_hidden`` unrecorded operations per gap (None: `bound`) explain
+    every recorded line.
 
     ``lines`` is read once, in order; at most about ``2 * window`` of them are held at a time
     (see `WINDOW`)."""
@@ -179,10 +224,13 @@ def check_partial(
                 f"op {name!r} cannot be unrecorded: partial mode solves only for catalog changes "
                 f"({', '.join(HIDDEN_KINDS)})"
             )
-    if isinstance(max_hidden, bool) or not isinstance(max_hidden, int) or max_hidden < 0:
+    if max_hidden is not None and (
+        isinstance(max_hidden, bool) or not isinstance(max_hidden, int) or max_hidden < 0
+    ):
         raise NegativeBound(
             f"the hidden-step bound must be a non-negative integer, not {max_hidden!r}"
         )
+    max_hidden = bound(unrecorded, max_hidden)
     if isinstance(window, bool) or not isinstance(window, int) or window < 1:
         raise WindowBound(f"the window must be a positive integer, not {window!r}")
     kinds = tuple(k for k in HIDDEN_KINDS if k in unrecorded)
@@ -211,7 +259,7 @@ class _Checker:
     lookahead a hidden record's source and runtime name are taken from); a line is dropped once
     no window can reach back to it (`window` lines back, or the latest ``reset``)."""
 
-    def __init__(self, kinds: tuple[str, ...], k: int, window: int, explain: bool) -> None:
+    def __init__(self, kinds: tuple[str, ...], k: int | None, window: int, explain: bool) -> None:
         self.kinds = kinds
         self.k = k
         self.span = window
@@ -234,7 +282,8 @@ class _Checker:
         self.settled: list[HiddenStep] = []
         """The explanation's steps before ``low`` (kept only when explaining)."""
         self.schemas: dict[str, Any] = {}
-        self.limits = (LIMITS[0].format(k=k), LIMITS[1].format(window=window), *LIMITS[2:])
+        first = UNBOUNDED if k is None else LIMITS[0].format(k=k)
+        self.limits = (first, LIMITS[1].format(window=window), *LIMITS[2:])
         self.shown: dict[str, deque[tuple[int, Source]]] = {}
         """The sources ``catalog_state`` replies show per tool id, by line index: a hidden
         record takes the one shown next, when its trust fits (a witness needs it verbatim)."""
@@ -304,7 +353,9 @@ class _Checker:
             if agrees(self.world.handle(line.request), line.reply):
                 return
             self.world.restore(self.snaps[i])
-            status = self._repair(i) if self.kinds and self.k else "unsat"
+            if self.kinds and self.k is None and self._ahead(i):  # a shortcut when summarised
+                return
+            status = self._repair(i) if self.kinds and self.k != 0 else "unsat"
             if status == "unsat":
                 window = self._window(i)
                 if window is None:
@@ -316,6 +367,34 @@ class _Checker:
                 self.result = self.verdict(i + 1, undecided=status)
         except (OutOfScope, Unsupported) as err:
             self.result = self.verdict(i + 1, undecided=f"line {line.line}: {err}")
+
+    def _ahead(self, i: int) -> bool:
+        """Explain line ``i`` together with the lines after it (up to `AHEAD`, never past a
+        ``reset``) in one query from the world before ``i``, or before its world's start when
+        that is at most `AHEAD` lines back; adopted only if the replay reproduces them all,
+        which then need no repair of their own.  A shortcut: when it
+        fails, line ``i`` is repaired alone (`_repair`), which decides."""
+        end = i
+        while end + 1 < self.fed and end - i < AHEAD:
+            if self.lines[end + 1].request.get("op") == "reset":
+                break
+            end += 1
+        if end == i:
+            return False
+        s = max(self.start, self.low) if i - self.start <= AHEAD else i
+        try:
+            w = Window(self.kinds, self.k, self._range(s, end))
+            w.exact_start(self.snaps[s])
+            self._encode(w, s, end)
+            status, model = w.solve()
+            if status != "sat" or not self._adopt(s, end, self._read(w, model, s)):
+                self.world.restore(self.snaps[i])
+                return False
+        except (OutOfScope, Unsupported):
+            self.world.restore(self.snaps[i])
+            return False
+        self.next = end + 1
+        return True
 
     def _cut(self, i: int) -> str:
         """Why line ``i`` is undecided when its world starts before the lines held."""
@@ -343,8 +422,7 @@ class _Checker:
                         return "sat"
                     # the abstraction let a step stand in for one the replay needs (a bare
                     # generation bump for a change of source): ask for other step kinds
-                    choices = [(slot.choice, model.eval(slot.choice, True)) for slot in w.slots]
-                    w.facts.append(z3.Or(*(c != v for c, v in choices)))
+                    w.block(model)
                     status, model = w.solve()
                     if status != "sat":
                         break
@@ -391,7 +469,12 @@ class _Checker:
 
     def _encode(self, w: Window, s: int, i: int) -> None:
         for j in range(s, i + 1):
-            if self.lines[j].request.get("op") != "reset":  # a reset erases what precedes it
+            op = self.lines[j].request.get("op")
+            # a reset erases what precedes it; a summary before a line that reads neither the
+            # catalog nor its generation is the next summary's part (what hidden operations
+            # reach twice in a row they reach at once, and they write nothing else)
+            blind = isinstance(op, str) and op in CATALOG_BLIND  # an op may be any JSON value
+            if op != "reset" and (self.k is not None or not blind):
                 w.hidden(j - s)
             w.recorded(self.lines[j])
 
@@ -426,7 +509,74 @@ class _Checker:
             j = s + slot.gap
             after = self.lines[j - 1].line if j > 0 else 0
             out.setdefault(j, []).append(names.step(kind, slot.args[kind], after, j))
+        for summary in w.summaries:
+            j = s + summary.gap
+            after = self.lines[j - 1].line if j > 0 else 0
+            steps = [names.step(kind, args, after, j) for kind, args in _steps(summary, model)]
+            if steps:
+                out.setdefault(j, []).extend(steps)
         return out
+
+
+def _steps(summary: Summary, model: Any) -> list[tuple[str, dict[str, Any]]]:
+    """Concrete operations, in order, that take the catalog from a summary's start to its
+    model's end (`window.reachable` says why they exist): records rewritten in place, removals
+    paired with additions as moves, the other additions and removals, then the generation."""
+
+    def ev(t: Any) -> Any:
+        return model.eval(t, model_completion=True)
+
+    changed: list[tuple[Any, Any]] = []
+    added: list[tuple[Any, Any]] = []
+    removed: list[Any] = []
+    for key, first, b, a in zip(
+        summary.keys, summary.first, summary.before, summary.after, strict=True
+    ):
+        if not z3.is_true(ev(first)) or z3.is_true(ev(b == a)):
+            continue
+        has_before, has_after = z3.is_true(ev(RecOpt.is_Rec(b))), z3.is_true(ev(RecOpt.is_Rec(a)))
+        if has_after:
+            (changed if has_before else added).append((key, a))
+        else:
+            removed.append(key)
+
+    def record(key: Any, a: Any) -> dict[str, Any]:
+        return {
+            "tool": key,
+            "digest": RecOpt.rec_digest(a),
+            "prov": RecOpt.rec_prov(a),
+            "trust": RecOpt.rec_trust(a),
+        }
+
+    out: list[tuple[str, dict[str, Any]]] = []
+    for key, a in changed:
+        out.append(
+            (
+                "catalog_upsert",
+                {**record(key, a), "has_replaced": z3.BoolVal(True), "replaced": key},
+            )
+        )
+    while added and removed:
+        key, a = added.pop(0)
+        out.append(
+            (
+                "catalog_upsert",
+                {**record(key, a), "has_replaced": z3.BoolVal(True), "replaced": removed.pop(0)},
+            )
+        )
+    out += [("catalog_insert", record(key, a)) for key, a in added]
+    out += [("catalog_remove", {"tool": key}) for key in removed]
+    gen, target = ev(summary.gen).as_long(), ev(summary.gen_after).as_long()
+    if gen + len(out) == target:
+        return out
+    if gen + len(out) < target:
+        return [*out, ("catalog_rebase_past", {"prior": z3.IntVal(target - 1)})]
+    # only the test seam sets a generation below: set it low, mutate, then set it
+    return [
+        ("catalog_set_generation", {"value": z3.IntVal(0)}),
+        *out,
+        ("catalog_set_generation", {"value": z3.IntVal(target)}),
+    ]
 
 
 def _shows(line: RecordedLine | None, what: str) -> Iterator[tuple[str, Any]]:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import IO, Any, Final
 
 from . import logline
-from .complete import Counts
+from .complete import Counts, strict_violation
 from .logline import LogLineError, RecordedLine
 from .partial import PartialVerdict, check_partial
 from .partitions import LIVE, PartitionResult, Spill, key_of
@@ -53,7 +53,11 @@ def _dump(line: RecordedLine) -> bytes:
 
 
 def read_partitions(
-    names: Sequence[str], stdin: IO[str], unrecorded: frozenset[str], spill: Spill
+    names: Sequence[str],
+    stdin: IO[str],
+    unrecorded: frozenset[str],
+    spill: Spill,
+    result: TraceResult | None = None,
 ) -> int:
     """File every line of every log under its partition in ``spill``; the lines read.
     `LogLineError` for unusable input (also a recorded line of a kind declared unrecorded)."""
@@ -89,6 +93,10 @@ def read_partitions(
                     if len(recent) >= LIVE:
                         recent.pop(next(iter(recent)))
                 recent[stream] = part
+                if result is not None and result.strict_replies:
+                    violation = strict_violation(name, stream, recorded)
+                    if violation is not None:
+                        result.violations.append(violation)
                 rows.append((part, recorded.line, _dump(recorded)))
                 count += 1
                 if len(rows) >= _BATCH:
@@ -178,13 +186,19 @@ def check_partitions(
     jobs: int,
     keep_going: bool,
     progress: Progress | None = None,
+    strict_replies: bool = False,
 ) -> TraceResult:
     """Check every partition of the logs in partial mode; `LogLineError` for unusable input."""
-    result = TraceResult(list(names), partial=settings)
+    result = TraceResult(list(names), partial=settings, strict_replies=strict_replies)
     started = time.monotonic()
     spill = Spill()
     try:
-        result.lines_read = read_partitions(names, stdin, frozenset(settings.unrecorded), spill)
+        result.lines_read = read_partitions(
+            names, stdin, frozenset(settings.unrecorded), spill, result
+        )
+        if result.violations and not keep_going:  # a strict reply check failed: no solving
+            result.stopped = True
+            return result
         total = spill.db.execute("SELECT count(*) FROM parts").fetchone()[0]
         verdicts = _verdicts(spill, settings, jobs)
         try:

@@ -37,6 +37,8 @@ def _where(v: Violation | Unexplained) -> str:
 
 
 def _no_history(settings: PartialSettings | None) -> str:
+    if settings is not None and settings.max_hidden is None:
+        return "no hidden history (of any length) between recorded lines"
     k = "?" if settings is None else settings.max_hidden
     return f"no hidden history of at most {k} operation{'s' * (k != 1)} between recorded lines"
 
@@ -128,7 +130,8 @@ def summary_line(result: TraceResult) -> str:
         text += f", {len(result.undecided)} undecided"
     if result.partial is not None:
         k = result.partial.max_hidden
-        text += f"; partial: at most {k} unrecorded {','.join(result.partial.unrecorded)} per gap"
+        many = "any number of" if k is None else f"at most {k}"
+        text += f"; partial: {many} unrecorded {','.join(result.partial.unrecorded)} per gap"
     unchecked = []
     if c.before_reset:
         unchecked.append(f"{c.before_reset} before the first reset")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from . import logline
-from .complete import Counts, Violation
+from .complete import Counts, Violation, strict_violation
 from .partitions import PartitionResult, Partitions, Results, Spill
 
 Progress = Callable[[int, int], None]
@@ -84,7 +84,8 @@ class PartialSettings:
     under them cannot conclude."""
 
     unrecorded: tuple[str, ...]
-    max_hidden: int
+    max_hidden: int | None
+    """None: any number per gap (`partial.bound`)."""
     limits: tuple[str, ...]
     explain: bool = False
     window: int = WINDOW
@@ -108,6 +109,8 @@ class TraceResult:
     """Set in partial mode."""
     undecided: list[Undecided] = field(default_factory=list)
     explanations: list[Explanation] = field(default_factory=list)
+    strict_replies: bool = False
+    """``--strict-replies``: a reply breaking PROTOCOL.md's reply schema is a violation."""
     unreadable: str | None = None
     """The unusable input that ended the run (`logline.LogLineError`'s message, naming the file
     and line): the lines before it were checked, nothing after it."""
@@ -132,10 +135,11 @@ def check_logs(
     *,
     keep_going: bool,
     progress: Progress | None = None,
+    strict_replies: bool = False,
 ) -> TraceResult:
     """Check every log in turn in this process, up to the first unusable line if any
     (``unreadable``)."""
-    result = TraceResult(list(names))
+    result = TraceResult(list(names), strict_replies=strict_replies)
     started = time.monotonic()
     spill = Spill()
     try:
@@ -172,6 +176,8 @@ def _check_file(
             if stream != last or part is None:
                 part, last = parts.get(stream, recorded.line), stream
             violation = part.check(recorded)
+            if violation is None and result.strict_replies:
+                violation = strict_violation(name, stream, recorded)
             if violation is not None:
                 result.violations.append(violation)
                 if not keep_going:

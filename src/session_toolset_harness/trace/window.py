@@ -6,10 +6,12 @@ module only supplies the arguments and states what each recorded reply says abou
 - concrete values (tool ids, digests, provenances, sessions, set names) become pairwise distinct
   constants of the model's uninterpreted sorts (`Universe`), with the two predicates the model
   leaves open (`unverified`, `progressive`) fixed to their concrete meaning;
-- before each recorded line, ``max_hidden`` slots each run one unrecorded catalog operation with
-  fresh arguments (tool, digest, provenance, trust, prior...) or nothing; a hidden step must meet
-  the operation's precondition and succeed (a failed catalog operation changes nothing, so it
-  never explains anything);
+- before each recorded line, either one *summary* (`Summary`, ``max_hidden=None``: what any
+  number of unrecorded catalog operations can reach, stated exactly by `reachable`), or
+  ``max_hidden`` slots each running one unrecorded catalog operation with fresh arguments (tool,
+  digest, provenance, trust, prior...) or nothing; a hidden step must meet the operation's
+  precondition and succeed (a failed catalog operation changes nothing, so it never explains
+  anything);
 - the window starts either from a concrete world (`exact_start`: every record, set, counter and
   grant as constants) or from an arbitrary one (`free_start`: fresh arrays and grants), which
   over-approximates every state any history can reach there;
@@ -74,8 +76,16 @@ HIDDEN_KINDS = (
 )
 """The operations partial mode can solve for: they write the catalog and its generation only."""
 
+SUMMARISED = frozenset(HIDDEN_KINDS[:4])
+"""Hidden kinds whose any-length runs `reachable` summarises exactly: a declared set of hidden
+kinds that includes these (``--partial catalog``) is summarised, any other is enumerated."""
+
 RLIMIT = 20_000_000
 """Z3's deterministic resource limit per query (never a wall-clock timeout)."""
+
+FEWEST_CHECKS = 3
+"""Checks spent making a model's explanation shorter: a heuristic (any model that replays is
+a witness), so it is kept cheap."""
 
 UNVERIFIED_PROV = Provenance("unverified")
 
@@ -192,6 +202,74 @@ class Slot:
     args: dict[str, dict[str, Any]]
 
 
+@dataclass
+class Summary:
+    """Any number of hidden catalog operations in one gap, as their net effect (`reachable`):
+    the catalog's value at each key of the domain before and after, and the generation."""
+
+    gap: int
+    keys: list[Any]
+    first: list[Any]
+    """Whether each key is the first of the list for its tool (keys may alias)."""
+    before: list[Any]
+    after: list[Any]
+    gen: Any
+    gen_after: Any
+
+
+def reachable(
+    pairs: Sequence[tuple[Any, Any]],
+    gen: Any,
+    gen_after: Any,
+    kinds: Iterable[str],
+    well_formed: Callable[[Any], Any],
+    first: Sequence[Any] | None = None,
+) -> Any:
+    """Whether some sequence of successful ``kinds`` operations (any number, none included)
+    takes a catalog whose records are ``before`` at generation ``gen`` to ``after`` at
+    ``gen_after``, for ``(before, after)`` in ``pairs`` (`RecOpt` terms, one per tool; a tool
+    not listed keeps its record).  For ``kinds`` including `SUMMARISED`, from SPEC.md 2:
+
+    - "Every successful mutation advances the generation by exactly one (checked); a failed
+      mutation changes nothing", and ``remove`` of an absent id is "no change": only successful
+      changes count, each costs one generation, and ``checked_next`` fails at 2^64-1 (1.3), so
+      ``m`` mutations from ``gen`` need ``gen + m <= 2^64-1``.
+    - ``insert`` adds an absent id, ``remove`` drops a present one, ``upsert`` with ``replaced``
+      the record's own id rewrites a present record (possibly identically), and ``upsert`` with
+      another ``replaced`` drops it and stores an absent id: each mutation changes one record, or
+      drops one and adds one.  So the fewest mutations from ``before`` to ``after`` is
+      ``d = changed + max(added, removed)`` (pair each removal with an addition), and any record
+      a mutation stores is one a request can carry: an Unverified provenance is untrusted
+      (``well_formed``; the source-trust table's first row).
+    - ``rebase_past(prior)``: "generation becomes max(current, prior)+1, or
+      CatalogGenerationOverflow (unchanged)": any value above the current one, records kept.
+
+    Hence reachable: nothing changed, or ``gen < gen_after <= 2^64-1`` and
+    ``gen_after - gen >= d`` (the ``d`` mutations, then one rebase to the rest).  With the test
+    seam ``catalog_set_generation`` also hidden, any generation of 0..2^64-1 with any records
+    (set the generation low, mutate, set it).  `tests/trace/test_summary.py` checks both
+    directions against the model's concrete transitions on a bounded domain."""
+    is_rec, no_rec = RecOpt.is_Rec, RecOpt.is_NoRec
+    firsts = [z3.BoolVal(True)] * len(pairs) if first is None else list(first)
+    same = z3.And(gen_after == gen, *(b == a for b, a in pairs))
+    stored = [z3.Implies(z3.And(is_rec(a), a != b), well_formed(a)) for b, a in pairs]
+    if "catalog_set_generation" in kinds:
+        return z3.Or(same, z3.And(gen_after >= 0, gen_after <= MAX_GENERATION, *stored))
+
+    def count(conds: list[Any]) -> Any:
+        return z3.Sum(*(z3.If(c, 1, 0) for c in conds)) if conds else z3.IntVal(0)
+
+    marked = list(zip(firsts, pairs, strict=True))
+    changed = count([z3.And(f, is_rec(b), is_rec(a), b != a) for f, (b, a) in marked])
+    added = count([z3.And(f, no_rec(b), is_rec(a)) for f, (b, a) in marked])
+    removed = count([z3.And(f, is_rec(b), no_rec(a)) for f, (b, a) in marked])
+    d = changed + z3.If(added >= removed, added, removed)
+    return z3.Or(
+        same,
+        z3.And(gen < gen_after, gen_after <= MAX_GENERATION, gen_after - gen >= d, *stored),
+    )
+
+
 def _cmap(m: CMap, key: Callable[[Any], Any], val: Callable[[Any], Any], base: Any) -> Any:
     out = base
     for k, v in sorted(m.as_dict().items(), key=lambda kv: repr(kv[0])):
@@ -203,10 +281,14 @@ class Window:
     """One query: a start state, then recorded lines each preceded by hidden slots."""
 
     def __init__(
-        self, kinds: Sequence[str], max_hidden: int, lines: Sequence[RecordedLine]
+        self, kinds: Sequence[str], max_hidden: int | None, lines: Sequence[RecordedLine]
     ) -> None:
-        """``lines``: the window's recorded lines (their tool ids are named up front)."""
+        """``lines``: the window's recorded lines (their tool ids are named up front);
+        ``max_hidden``: None for any number of hidden operations per gap (`Summary`)."""
+        self.kinds_declared = frozenset(kinds)
         self.kinds = tuple(kinds)
+        if max_hidden is None and not self.kinds_declared >= SUMMARISED:
+            raise ValueError(f"only {sorted(SUMMARISED)} together are summarised")
         if "catalog_upsert" in self.kinds:  # an upsert replacing nothing is an insert
             self.kinds = tuple(k for k in self.kinds if k != "catalog_insert")
         """The kinds a slot chooses among (``Slot.choice`` indexes them)."""
@@ -218,6 +300,7 @@ class Window:
         self.alg = FiniteAlgebra(self.domain)
         self.facts: list[Any] = []
         self.slots: list[Slot] = []
+        self.summaries: list[Summary] = []
         self.free_grants = False
         self.grants: dict[str, tuple[Any, Any]] = {}
         self.state: State = initial(self.alg)
@@ -286,9 +369,53 @@ class Window:
 
     # -- hidden steps ----------------------------------------------------------------------
     def hidden(self, gap: int) -> None:
-        """``max_hidden`` slots before the recorded line ``gap`` (an index in the window)."""
+        """Hidden operations before the recorded line ``gap`` (an index in the window): a
+        `Summary` of any number when ``max_hidden`` is None, else ``max_hidden`` slots."""
+        if self.max_hidden is None:
+            self._summary(gap)
+            return
         for _ in range(self.max_hidden):
             self._slot(gap)
+
+    def _summary(self, gap: int) -> None:
+        """The catalog after any run of hidden operations (`reachable`), over the tools named
+        so far; every other tool keeps its record (see `Window.domain`)."""
+        u, st = self.u, self.state
+        n = next(u._n)
+        keys = self.domain()
+        before = [z3.Select(st.catalog, k) for k in keys]
+        after = [z3.Const(f"rec#{n}.{i}", RecOpt) for i in range(len(keys))]
+        catalog = st.catalog
+        for k, a in zip(keys, after, strict=True):
+            catalog = z3.Store(catalog, k, a)
+            self.facts.append(u.unverified_of(RecOpt.rec_prov(a)))
+        gen = z3.Int(f"gen#{n}")
+
+        def well_formed(a: Any) -> Any:
+            return z3.Implies(
+                UNVERIFIED(RecOpt.rec_prov(a)), RecOpt.rec_trust(a) == TRUST["untrusted"]
+            )
+
+        first = []
+        for i, k in enumerate(keys):  # a grant's tool term may be a named tool
+            same = [k == keys[j] for j in range(i) if not (z3.is_const(k) and z3.is_const(keys[j]))]
+            self.facts += [
+                z3.Implies(k == keys[j], after[i] == after[j])
+                for j in range(i)
+                if not (z3.is_const(k) and z3.is_const(keys[j]))
+            ]
+            first.append(z3.Not(z3.Or(*same)) if same else z3.BoolVal(True))
+        pairs = list(zip(before, after, strict=True))
+        self.facts.append(reachable(pairs, st.gen, gen, self.kinds_declared, well_formed, first))
+        self.summaries.append(Summary(gap, keys, first, before, after, st.gen, gen))
+        self.state = State(catalog, gen, st.calls, st.sets)
+
+    def block(self, model: Any) -> None:
+        """Ask for another model: one whose hidden steps differ somewhere."""
+        terms = [slot.choice for slot in self.slots]
+        for summary in self.summaries:
+            terms += [summary.gen_after, *summary.after]
+        self.facts.append(z3.Or(*(t != model.eval(t, True) for t in terms)))
 
     def _slot(self, gap: int) -> None:
         alg, u, st = self.alg, self.u, self.state
@@ -367,7 +494,12 @@ class Window:
         method, args = p.call
         if method == "wire":
             resolved = _wire_tool(line.request, observed)
-            if resolved is None:  # the reply depends on runtime names only: nothing to assert
+            if resolved is None:  # the reply depends on runtime names only
+                found = _resolved_tool(line.request, observed)
+                if found is not None:  # the registry is the catalog's records
+                    self.facts.append(
+                        RecOpt.is_Rec(z3.Select(self.state.catalog, self.u.tool(found)))
+                    )
                 if line.request.get("op") == "authorize_wire":  # it may have called a factory
                     st = self.state
                     calls = z3.Const(f"calls#{next(self.u._n)}", st.calls.sort())
@@ -679,20 +811,30 @@ class Window:
 
     # -- solving ---------------------------------------------------------------------------
     def _fewest(self, solver: Any, model: Any) -> Any:
-        """A model with as few hidden steps as the solver finds within its limit: fewer
-        gratuitous catalog changes leave the concrete replay closer to the recorded world."""
-        used = _used(self.slots)
-        found = model.eval(used, model_completion=True).as_long()
-        for bound in range(found):
+        """A model with as few hidden steps as the solver finds, bisecting the count (with
+        summaries: in `FEWEST_CHECKS` more checks, each with a twentieth of the resource
+        limit): fewer gratuitous catalog changes leave the concrete replay closer to the
+        recorded world."""
+        used = _used(self.slots, self.summaries)
+        low, high = -1, model.eval(used, model_completion=True).as_long()
+        checks = high.bit_length() + 1  # enough to bisect to the fewest
+        if self.summaries:  # many keys: cheap and approximate
+            solver.set("rlimit", RLIMIT // 20)  # past it: keep the model found (`unknown`)
+            checks = FEWEST_CHECKS
+        for _ in range(checks):  # a model with ``used <= high`` is known; none below ``low + 1``
+            if high - low <= 1:
+                break
+            mid = (low + high) // 2
             solver.push()
-            solver.add(used <= bound)
+            solver.add(used <= mid)
             verdict = solver.check()
             if verdict == z3.sat:
                 model = solver.model()
-                solver.pop()
-                return model
+                high = model.eval(used, model_completion=True).as_long()
             solver.pop()
-            if verdict != z3.unsat:
+            if verdict == z3.unsat:
+                low = mid
+            elif verdict != z3.sat:
                 break
         return model
 
@@ -723,8 +865,14 @@ class Window:
         return "unknown", solver.reason_unknown()
 
 
-def _used(slots: list[Slot]) -> Any:
-    return z3.Sum(*(z3.If(slot.choice == 0, 0, 1) for slot in slots)) if slots else z3.IntVal(0)
+def _used(slots: list[Slot], summaries: list[Summary]) -> Any:
+    """How many hidden operations a model's explanation has (a summary's: its records that
+    changed, and one rebase if the generation moved further)."""
+    used = [z3.If(slot.choice == 0, 0, 1) for slot in slots]
+    for s in summaries:
+        changed = [z3.If(b == a, 0, 1) for b, a in zip(s.before, s.after, strict=True)]
+        used += [*changed, z3.If(s.gen_after - s.gen > z3.Sum(0, 0, *changed), 1, 0)]
+    return z3.Sum(*used) if used else z3.IntVal(0)
 
 
 def _int(v: Any, term: Any) -> Any:
@@ -809,6 +957,20 @@ def _wire_tool(request: Reply, observed: Reply) -> str | None:
         return None
     tool, error = observed.get("tool"), observed.get("error")
     if not isinstance(tool, str) or error in ("ToolAuthorizationError.UnknownTool", "Protocol"):
+        return None
+    try:
+        return parse_tool_id(tool)
+    except IdentityError:
+        return None
+
+
+def _resolved_tool(request: Reply, observed: Reply) -> str | None:
+    """The tool a successful ``resolve`` reply names: SPEC.md 4's registry holds live tools,
+    PROTOCOL.md's every cataloged record, so that tool has a record."""
+    if request.get("op") != "resolve" or observed.get("ok") is not True:
+        return None
+    tool = observed.get("tool")
+    if not isinstance(tool, str):
         return None
     try:
         return parse_tool_id(tool)
