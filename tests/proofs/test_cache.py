@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 import session_toolset_model
 from session_toolset_model import sets
-from session_toolset_model.profiles import spec_rule
 from session_toolset_model.enumerate import nodes
+from session_toolset_model.profiles import spec_rule
 from session_toolset_proofs import cli, report, solve
 from session_toolset_proofs.cache import Cache, Deps, Tracer, context_key
 from session_toolset_proofs.report import Report, restore, run
@@ -51,7 +51,9 @@ def _edited_in_place() -> types.CodeType:
     source = inspect.getsource(spec_rule(sets.stale))
     body = '    return alg.not_(alg.eq(alg.get(s, "catgen"), st.gen))\n'
     assert body in source
-    edited = source.replace(body, '    return alg.lt(alg.add(alg.get(s, "catgen"), alg.int_(1)), st.gen)\n')
+    edited = source.replace(
+        body, '    return alg.lt(alg.add(alg.get(s, "catgen"), alg.int_(1)), st.gen)\n'
+    )
     space: dict[str, Any] = {}
     exec(compile(edited, sets.__file__, "exec"), sets.__dict__.copy(), space)
     code: types.CodeType = space["stale"].__code__
@@ -69,7 +71,9 @@ def test_only_the_checks_that_run_the_edited_rule_run_again(
     assert not any(r.restored for r in cold.rows)
     assert sum(r.reused for r in warm.rows) == 0 and "Z3 answered 0 queries" in warm.summary()
 
-    monkeypatch.setattr(spec_rule(sets.stale), "__code__", _edited_in_place())  # same name, new body
+    monkeypatch.setattr(
+        spec_rule(sets.stale), "__code__", _edited_in_place()
+    )  # same name, new body
     edited = run(["per-tool-pinned"], PATTERN, store=store)
     assert all(_restored(edited, REVOKE))  # revoke never runs the staleness rule
     assert not any(_restored(edited, STALE))  # the checks that ran it run again
@@ -122,10 +126,14 @@ def test_what_decides_a_check_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(sets, "stale", _off_by_one)  # rebound: another function
     assert context_key() != base
     monkeypatch.undo()
-    monkeypatch.setattr(spec_rule(sets.stale), "__code__", _edited_in_place())  # same name, new body
+    monkeypatch.setattr(
+        spec_rule(sets.stale), "__code__", _edited_in_place()
+    )  # same name, new body
     assert context_key() == base and Deps().digest(STALE_RULE) != rule
     monkeypatch.undo()
-    monkeypatch.setattr(spec_rule(sets.stale), "__code__", _off_by_one.__code__)  # code from elsewhere
+    monkeypatch.setattr(
+        spec_rule(sets.stale), "__code__", _off_by_one.__code__
+    )  # code from elsewhere
     assert context_key() != base
     monkeypatch.undo()
     assert context_key() == base and Deps().digest(STALE_RULE) == rule
@@ -137,7 +145,9 @@ def test_what_decides_a_check_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     text = rules.read_text(encoding="utf-8")
     body = '    return alg.not_(alg.eq(alg.get(s, "catgen"), st.gen))\n'
     assert body in text
-    rules.write_text(text.replace(body, '    return alg.lt(alg.get(s, "catgen"), st.gen)\n'), "utf-8")
+    rules.write_text(
+        text.replace(body, '    return alg.lt(alg.get(s, "catgen"), st.gen)\n'), "utf-8"
+    )
     assert context_key() == base  # a function's body: not the context
     rules.write_text(text + "EXTRA = 1\n", encoding="utf-8")
     assert context_key() != base  # module-level code: runs at import
@@ -240,7 +250,9 @@ def test_runs_sharing_a_cache_and_an_edit_on_disk(tmp_path: Path) -> None:
     text = rules.read_text(encoding="utf-8")
     body = '    return alg.not_(alg.eq(alg.get(s, "catgen"), st.gen))\n'
     assert body in text
-    rules.write_text(text.replace(body, '    return alg.lt(alg.get(s, "catgen"), alg.int_(0))\n'), "utf-8")
+    rules.write_text(
+        text.replace(body, '    return alg.lt(alg.get(s, "catgen"), alg.int_(0))\n'), "utf-8"
+    )
     edited = output()
     assert edited[0] == 1 and re.search(r"functional\.is_stale .* proof +refuted", edited[1])
     assert "Z3 answered 0 queries" not in edited[1], edited

@@ -12,8 +12,8 @@ from session_toolset_model.ops import OPS
 from session_toolset_model.profiles import DEFAULT, Variant
 from session_toolset_model.reachability import UNREACHABLE as MODEL_UNREACHABLE
 from session_toolset_model.reachability import expected
-from session_toolset_proofs.mutants import variant as mutant_variant
 from session_toolset_proofs import reach
+from session_toolset_proofs.mutants import variant as mutant_variant
 from session_toolset_proofs.obligations import OBLIGATIONS
 from session_toolset_proofs.reach import reachability, unreachable_codes
 from session_toolset_proofs.report import run
