@@ -184,8 +184,29 @@ def model_sample_section() -> list[str]:
     ]
     for path, options in MODEL_SAMPLES:
         if path.exists():
-            out += ["", f"`{path.name}` (`{options}`):", "", *model_sample_lines(path)]
+            lines = model_sample_lines(path)
+            if (older := model_changed_since(path)) is not None:
+                lines.insert(0, f"- **drawn on an older model:** {older}; re-draw to score it")
+            out += ["", f"`{path.name}` (`{options}`):", "", *lines]
     return out
+
+
+def model_changed_since(path: Path) -> str | None:
+    """Why a committed sample no longer scores the current model (None: it does): its mutants
+    are named by the source they were drawn from, so any change under model/ since the sample
+    was committed (or since, uncommitted) makes its score a figure of another tree."""
+    git = ["git", "-C", str(ROOT)]
+    drawn = subprocess.run(
+        [*git, "log", "-1", "--format=%H", "--", str(path)], capture_output=True, text=True
+    ).stdout.strip()
+    if not drawn:
+        return "the sample is not committed, so the tree it was drawn on is unknown"
+    changed = subprocess.run([*git, "diff", "--quiet", drawn, "--", "model"], check=False)
+    if changed.returncode == 0:
+        return None
+    if changed.returncode != 1:
+        return "git cannot tell whether model/ changed since the sample was committed"
+    return "model/ has changed since the sample was committed"
 
 
 def page(measured: list[Measured]) -> str:
