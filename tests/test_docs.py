@@ -269,7 +269,7 @@ EXERCISES: dict[str, Exercise] = {
     "python3 -m venv .venv-check && . .venv-check/bin/activate && pip install . && "
     "session-toolset check": Exercise("ci"),
     "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]' -c constraints.txt"
-    " && pytest -n 2": Exercise("ci"),
+    " && pytest -n 2 --dist loadfile": Exercise("ci"),
     "session-toolset conform": RUN,
     'session-toolset conform --adapter "./my-adapter"': RUN,
     'session-toolset explore --adapter "./my-adapter" --seed 1': RUN,
