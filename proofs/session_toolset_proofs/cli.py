@@ -342,7 +342,19 @@ def _prove(
     progress: ShowProgress | None,
     store: cache.Cache | None,
 ) -> int:
-    report = _run(args, profiles, tally, progress, store)
+    try:
+        report = _run(args, profiles, tally, progress, store)
+    except Exception as err:  # a check raised: say which, not a traceback
+        # An edited model (or obligation) that breaks one of its own assertions stops its check
+        # with an exception; the proofs can then not be judged, which is a failure (exit 1),
+        # reported in one line a spec author can act on.
+        text = " ".join(str(err).split())
+        print(
+            f"{PROG}: error: a check raised {type(err).__name__}: {text[:400]} (the model or "
+            "an obligation broke an assertion of its own; nothing was judged)",
+            file=sys.stderr,
+        )
+        return 1
     if not report.rows:
         print(f"{PROG}: error: no obligation name contains -k {args.pattern!r}", file=sys.stderr)
         return 2

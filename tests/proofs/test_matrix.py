@@ -134,3 +134,22 @@ def test_two_workers_give_the_same_results_in_the_same_order() -> None:
     key = [(r.name, r.profile, r.check, r.result, r.concrete) for r in one.rows]
     assert key == [(r.name, r.profile, r.check, r.result, r.concrete) for r in two.rows]
     assert one.ok
+
+
+def _raises(alg: object, v: object, st: object, s: object) -> object:
+    raise AssertionError("an assertion of the edited model")
+
+
+def test_a_check_that_raises_is_one_line_and_a_failure(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A model edit that breaks one of the model's own assertions stops the checks that run it
+    (in their forked processes): prove says which exception in one line and exits 1."""
+    from session_toolset_model import sets
+    from session_toolset_model.profiles import spec_rule
+
+    monkeypatch.setattr(spec_rule(sets.stale), "__code__", _raises.__code__)
+    assert main(["-k", "functional.is_stale", "--no-cache", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "a check raised AssertionError: an assertion of the edited model" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
