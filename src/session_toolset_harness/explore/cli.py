@@ -15,11 +15,11 @@ import shlex
 import signal
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from session_toolset_model.conditions import format_table
 
-from ..argtypes import integer
+from ..argtypes import Parser, UsageError, integer
 from ..conform import shard
 from ..conform.cli import positive_seconds
 from ..conform.client import AdapterStartError, start_checked
@@ -37,10 +37,6 @@ from .vectorize import describe, failure_vector, write_vector
 
 PROG = "session-toolset explore"
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-
-
-class UsageError(Exception):
-    pass
 
 
 class _RemovedEngine(argparse.Action):
@@ -80,13 +76,8 @@ def _exclude_tag(text: str) -> str:
     return text
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{message} (see --help)")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = Parser(
         prog=PROG,
         description="Drive an implementation and the model's oracle side by side with random "
         "operation sequences; report the first divergence, shrunk.",
