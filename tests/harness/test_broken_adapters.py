@@ -369,6 +369,19 @@ def _start(*argv: str) -> subprocess.Popen[str]:
     )
 
 
+def _interrupt(proc: subprocess.Popen[str], signum: int, timeout: float) -> tuple[str, str]:
+    """Stop ``proc`` as a user or a supervisor would; it must exit ``128 + signum`` with no
+    traceback.  Its (stdout, stderr)."""
+    if signum == signal.SIGINT:
+        os.killpg(proc.pid, signum)  # Ctrl-C: every process of the job gets it
+    else:
+        proc.send_signal(signum)  # a supervisor's SIGTERM: the parent alone
+    out, err = proc.communicate(timeout=timeout)
+    assert proc.returncode == 128 + signum, err
+    assert "Traceback" not in err
+    return out, err
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_conform_interrupted_writes_the_partial_report_and_kills_the_adapter(
     tmp_path: Path, signum: int
@@ -379,13 +392,7 @@ def test_conform_interrupted_writes_the_partial_report_and_kills_the_adapter(
     wait_for(lambda: len(descendants(proc.pid)) >= 1, 10)
     time.sleep(2.0)  # the vectors before the first authorize pass, then it hangs
     children = descendants(proc.pid)
-    if signum == signal.SIGINT:
-        os.killpg(proc.pid, signum)  # Ctrl-C: every process of the job gets it
-    else:
-        proc.send_signal(signum)  # a supervisor's SIGTERM: the parent alone
-    _, err = proc.communicate(timeout=10)
-    assert proc.returncode == 128 + signum, err
-    assert "Traceback" not in err
+    _interrupt(proc, signum, 10)
     found = json.loads(report.read_text())
     assert found["verdict"] == "incomplete"
     assert found["stopped"].startswith(f"interrupted by {signal.Signals(signum).name} after ")
@@ -407,13 +414,7 @@ def test_explore_jobs_interrupted_writes_the_partial_report_and_leaves_no_proces
     wait_for(lambda: len(descendants(proc.pid)) >= 5, 30)
     wait_for(lambda: adapters_busy(proc.pid, 0.5), 30)
     children = descendants(proc.pid)
-    if signum == signal.SIGINT:
-        os.killpg(proc.pid, signum)  # Ctrl-C: every process of the job gets it
-    else:
-        proc.send_signal(signum)  # a supervisor's SIGTERM: the parent alone
-    _, err = proc.communicate(timeout=20)
-    assert proc.returncode == 128 + signum, err
-    assert "Traceback" not in err
+    _, err = _interrupt(proc, signum, 20)
     assert f"interrupted by {signal.Signals(signum).name} after " in err
     found = json.loads(report.read_text())
     assert found["verdict"] == "incomplete" and found["stopped"].startswith("interrupted by")
@@ -567,13 +568,7 @@ def test_prove_interrupted_writes_the_checks_that_finished_and_leaves_no_process
         return len(seen) >= 2 + 4
 
     wait_for(some_checks_finished, 60)
-    if signum == signal.SIGINT:
-        os.killpg(proc.pid, signum)  # Ctrl-C: every process of the job gets it
-    else:
-        proc.send_signal(signum)  # a supervisor's SIGTERM: the parent alone
-    out, err = proc.communicate(timeout=20)
-    assert proc.returncode == 128 + signum, err
-    assert "Traceback" not in err
+    out, _ = _interrupt(proc, signum, 20)
     found = json.loads(report.read_text())
     assert_valid("prove", found, complete=False)
     done, rows = found["counts"]["checks"], found["rows"]
